@@ -1,0 +1,96 @@
+# cfs: composefs for the podman/containers stack.
+#   make                 build every tool into build/bin/
+#   make SAN=1           the same with ASan+UBSan, into build/san/bin/
+#   make check           build, then run every test tier (see tests/run)
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make bench           benchmarks (prints ratios against peers)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= /sbin
+MANDIR ?= $(PREFIX)/share/man
+
+CC ?= cc
+PKGS := libarchive json-c libcrypto libfsverity
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS := $(shell pkg-config --libs $(PKGS))
+
+ifeq ($(SAN),1)
+BUILD ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+OPT := -O1 -g
+else
+BUILD ?= build
+SANFLAGS :=
+OPT := -O2 -g
+endif
+
+CFLAGS ?= $(OPT)
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-Ikernel/include/uapi -Isrc/lib $(PKG_CFLAGS)
+ALL_CFLAGS := $(CPPFLAGS_ALL) $(WARN) $(SANFLAGS) -pthread $(CFLAGS)
+ALL_LDFLAGS := $(SANFLAGS) -pthread $(LDFLAGS)
+LIBS := $(PKG_LIBS)
+
+LIB_SRCS := $(wildcard src/lib/*.c)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
+LIBCFS := $(BUILD)/libcfs.a
+
+# tool name : source directory
+TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs
+TOOL_NAMES := $(foreach t,$(TOOLS),$(word 1,$(subst :, ,$(t))))
+TOOL_BINS := $(TOOL_NAMES:%=$(BUILD)/bin/%)
+
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: $(TOOL_BINS) $(UNIT_BINS)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBCFS): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+define tool_rule
+$(BUILD)/bin/$(1): $(patsubst src/%.c,$(BUILD)/obj/%.o,$(wildcard src/$(2)/*.c)) $(LIBCFS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(word 1,$(subst :, ,$(t))),$(word 2,$(subst :, ,$(t))))))
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBCFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+check: all
+	tests/run
+
+bench: all
+	bench/run
+
+install: $(TOOL_BINS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5
+	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
+
+format:
+	clang-format -i $$(git ls-files 'src/*.[ch]' 'tests/*.[ch]')
+
+clean:
+	rm -rf build
+
+.PHONY: all check bench install format clean

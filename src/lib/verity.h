@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* fs-verity digests (SHA-256, 4096-byte blocks, no salt) via libfsverity. */
+#ifndef CFS_VERITY_H
+#define CFS_VERITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/composefs.h>
+
+/* Digest of an in-memory buffer. */
+int cfs_verity_digest_mem(const void *data, size_t len,
+			  uint8_t out[CFS_DIGEST_SIZE]);
+/* Digest of an open file's content from offset 0 (size given). */
+int cfs_verity_digest_fd(int fd, uint64_t size, uint8_t out[CFS_DIGEST_SIZE]);
+
+/*
+ * Digest of a stream: read_fn is called until size bytes were produced, the
+ * same contract as libfsverity's read callback (fill exactly count bytes,
+ * return 0, or -errno).
+ */
+typedef int (*cfs_read_fn)(void *opaque, void *buf, size_t count);
+int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
+			     uint8_t out[CFS_DIGEST_SIZE]);
+
+/*
+ * Enable fs-verity on fd (which must not be open for writing anywhere).
+ * Returns 0, or -1 with errno: EOPNOTSUPP/ENOTTY where the filesystem has
+ * no verity; EEXIST is treated as success.
+ */
+int cfs_verity_enable(int fd);
+/* Measure the enabled fs-verity digest of fd; -1 (ENODATA) if none. */
+int cfs_verity_measure(int fd, uint8_t out[CFS_DIGEST_SIZE]);
+
+/* "xx/yyyy..." object path for a digest (66 bytes + NUL). */
+#define CFS_OBJECT_PATH_LEN (2 * CFS_DIGEST_SIZE + 1)
+void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
+		     const uint8_t digest[CFS_DIGEST_SIZE]);
+
+#endif
