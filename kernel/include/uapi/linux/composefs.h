@@ -2,15 +2,16 @@
 /*
  * composefs on-disk format, version 1.
  *
+ * On-disk structures are named cfs_disk_*.
  * This is the single definition of the format: the kernel filesystem and the
  * userspace tools (writer, reader, dump) both compile it.  All fields are
  * little-endian and the structures are packed.
  *
  * Layout of an image file:
- *   0              struct cfs_superblock (128 bytes)
- *   128            inode table: N x struct cfs_inode (96 bytes each)
+ *   0              struct cfs_disk_superblock (128 bytes)
+ *   128            inode table: N x struct cfs_disk_inode (96 bytes each)
  *   vdata_offset   variable data: dirent chunks, backing paths, symlink
- *                  targets and xattr chunks, referenced by struct cfs_vdata
+ *                  targets and xattr chunks, referenced by struct cfs_disk_vdata
  *                  relative to vdata_offset.
  */
 #ifndef _UAPI_LINUX_COMPOSEFS_H
@@ -36,19 +37,19 @@
 #define CFS_MAX_XATTRS 65535
 
 /* Reference into the variable data section; len == 0 means absent. */
-struct cfs_vdata {
+struct cfs_disk_vdata {
 	__le64 off;
 	__le32 len;
 } __attribute__((__packed__));
 
-struct cfs_superblock {
+struct cfs_disk_superblock {
 	__le32 version;
 	__le32 magic;
 	__le64 vdata_offset;
 	__le32 unused[28];	/* must be zero */
 } __attribute__((__packed__));
 
-struct cfs_inode {
+struct cfs_disk_inode {
 	__le32 st_mode;
 	__le32 st_nlink;
 	__le32 st_uid;
@@ -59,13 +60,13 @@ struct cfs_inode {
 	__le32 st_mtim_nsec;
 	__le64 st_ctim_sec;
 	__le32 st_ctim_nsec;
-	struct cfs_vdata variable_data;	/* dirents, backing path or target */
-	struct cfs_vdata xattrs;
-	struct cfs_vdata digest;	/* regular files: 32-byte verity digest */
+	struct cfs_disk_vdata variable_data;	/* dirents, backing path or target */
+	struct cfs_disk_vdata xattrs;
+	struct cfs_disk_vdata digest;	/* regular files: 32-byte verity digest */
 	__le32 unused[2];	/* must be zero */
 } __attribute__((__packed__));
 
-struct cfs_dirent {
+struct cfs_disk_dirent {
 	__le32 inode_num;
 	__le32 name_offset;	/* from the end of the dirent array */
 	__u8 name_len;
@@ -74,20 +75,20 @@ struct cfs_dirent {
 } __attribute__((__packed__));
 
 /* A directory chunk: __le32 n_dirents, the dirents, then the names. */
-struct cfs_dir_header {
+struct cfs_disk_dir_header {
 	__le32 n_dirents;
-	struct cfs_dirent dirents[];
+	struct cfs_disk_dirent dirents[];
 } __attribute__((__packed__));
 
-struct cfs_xattr_element {
+struct cfs_disk_xattr_element {
 	__le16 key_length;
 	__le16 value_length;
 } __attribute__((__packed__));
 
 /* An xattr chunk: __le16 n_attr, the elements, then key and value bytes. */
-struct cfs_xattr_header {
+struct cfs_disk_xattr_header {
 	__le16 n_attr;
-	struct cfs_xattr_element attr[];
+	struct cfs_disk_xattr_element attr[];
 } __attribute__((__packed__));
 
 #endif /* _UAPI_LINUX_COMPOSEFS_H */

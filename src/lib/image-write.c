@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Image writer: tree -> composefs v1 bytes. Inodes are numbered breadth
+ * first with each directory's children in name order, so a directory's
+ * entries sit next to each other in the inode table. Identical payloads,
+ * digests and xattr chunks are stored once.
+ */
+#include "image.h"
+
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+#define NO_INO UINT32_MAX
+
+struct blob_slot {
+	uint64_t hash;
+	uint64_t off;	/* offset in vdata */
+	uint32_t len;
+	bool used;
+};
+
+struct writer {
+	struct cfs_inode **inodes;	/* by inode number */
+	uint32_t n_inodes, cap_inodes;
+	struct cfs_buf vdata;
+	struct blob_slot *slots;	/* dedup table, open addressing */
+	size_t n_slots, used_slots;
+};
+
+static uint64_t fnv1a(const uint8_t *p, size_t n, uint64_t h)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void slots_grow(struct writer *w);
+
+/* Appends bytes to vdata (aligned), or finds an identical earlier copy. */
+static void put_blob(struct writer *w, const void *p, uint32_t len,
+		     size_t align, struct cfs_disk_vdata *ref)
+{
+	uint64_t h = fnv1a(p, len, 0xcbf29ce484222325ULL ^ align);
+	size_t i;
+
+	if (w->used_slots * 2 >= w->n_slots)
+		slots_grow(w);
+	for (i = h & (w->n_slots - 1); w->slots[i].used;
+	     i = (i + 1) & (w->n_slots - 1)) {
+		struct blob_slot *s = &w->slots[i];
+
+		if (s->hash == h && s->len == len &&
+		    memcmp(w->vdata.data + s->off, p, len) == 0)
+			goto out;
+	}
+	cfs_buf_align(&w->vdata, align);
+	w->slots[i] = (struct blob_slot){ h, w->vdata.len, len, true };
+	w->used_slots++;
+	cfs_buf_append(&w->vdata, p, len);
+out:
+	ref->off = htole64(w->slots[i].off);
+	ref->len = htole32(len);
+}
+
+static void slots_grow(struct writer *w)
+{
+	struct blob_slot *old = w->slots;
+	size_t n_old = w->n_slots;
+
+	w->n_slots = n_old ? 2 * n_old : 1024;
+	w->slots = xcalloc(w->n_slots, sizeof(*w->slots));
+	for (size_t j = 0; j < n_old; j++) {
+		size_t i;
+
+		if (!old[j].used)
+			continue;
+		for (i = old[j].hash & (w->n_slots - 1); w->slots[i].used;
+		     i = (i + 1) & (w->n_slots - 1))
+			;
+		w->slots[i] = old[j];
+	}
+	free(old);
+}
+
+static void add_inode(struct writer *w, struct cfs_inode *ino)
+{
+	if (w->n_inodes == w->cap_inodes) {
+		w->cap_inodes = w->cap_inodes ? 2 * w->cap_inodes : 1024;
+		w->inodes = xrealloc(w->inodes,
+				     w->cap_inodes * sizeof(*w->inodes));
+	}
+	ino->ino = w->n_inodes;
+	w->inodes[w->n_inodes++] = ino;
+}
+
+static int reset_ino(struct cfs_node *n, void *opaque)
+{
+	n->inode->ino = NO_INO;
+	return 0;
+}
+
+static bool name_ok(const struct cfs_node *n)
+{
+	if (n->name_len < 1 || n->name_len > CFS_MAX_NAME)
+		return false;
+	if (memchr(n->name, '/', n->name_len) ||
+	    strlen(n->name) != n->name_len)
+		return false;
+	return strcmp(n->name, ".") != 0 && strcmp(n->name, "..") != 0;
+}
+
+static int tree_error(const struct cfs_node *n, const char *what)
+{
+	char *path = cfs_node_path(n);
+
+	cfs_error("%s: %s", path, what);
+	free(path);
+	return -1;
+}
+
+/* Breadth-first numbering; also checks names and directory hard links. */
+static int number_inodes(struct writer *w, struct cfs_tree *t)
+{
+	cfs_tree_walk(t, reset_ino, NULL);
+	add_inode(w, t->root->inode);
+	for (uint32_t q = 0; q < w->n_inodes; q++) {
+		struct cfs_inode *d = w->inodes[q];
+
+		if (!S_ISDIR(d->mode))
+			continue;
+		for (uint32_t i = 0; i < d->n_children; i++) {
+			struct cfs_node *c = d->children[i];
+
+			if (!name_ok(c))
+				return tree_error(c, "invalid file name");
+			if (c->inode->ino != NO_INO) {
+				if (S_ISDIR(c->inode->mode))
+					return tree_error(
+						c, "directory hard link");
+				continue;
+			}
+			if (w->n_inodes == UINT32_MAX - 1)
+				return tree_error(c, "too many inodes");
+			add_inode(w, c->inode);
+		}
+	}
+	return 0;
+}
+
+static void put_dir(struct writer *w, struct cfs_inode *d,
+		    struct cfs_disk_inode *di)
+{
+	struct cfs_buf chunk = { 0 };
+	uint32_t name_off = 0;
+	__le32 n = htole32(d->n_children);
+
+	if (d->n_children == 0)
+		return;
+	cfs_buf_append(&chunk, &n, sizeof(n));
+	for (uint32_t i = 0; i < d->n_children; i++) {
+		const struct cfs_node *c = d->children[i];
+		struct cfs_disk_dirent de = {
+			.inode_num = htole32(c->inode->ino),
+			.name_offset = htole32(name_off),
+			.name_len = (uint8_t)c->name_len,
+			.d_type = (uint8_t)((c->inode->mode & S_IFMT) >> 12),
+		};
+
+		cfs_buf_append(&chunk, &de, sizeof(de));
+		name_off += c->name_len;
+	}
+	for (uint32_t i = 0; i < d->n_children; i++)
+		cfs_buf_append(&chunk, d->children[i]->name,
+			       d->children[i]->name_len);
+	/* A directory chunk is never shared: put it directly. */
+	cfs_buf_align(&w->vdata, CFS_VDATA_ALIGN);
+	di->variable_data.off = htole64(w->vdata.len);
+	di->variable_data.len = htole32((uint32_t)chunk.len);
+	di->st_size = htole64(chunk.len);
+	cfs_buf_append(&w->vdata, chunk.data, chunk.len);
+	cfs_buf_free(&chunk);
+}
+
+static int put_xattrs(struct writer *w, const struct cfs_inode *ino,
+		      struct cfs_disk_inode *di)
+{
+	struct cfs_buf chunk = { 0 };
+	__le16 n = htole16((uint16_t)ino->n_xattrs);
+
+	if (ino->n_xattrs == 0)
+		return 0;
+	if (ino->n_xattrs > CFS_MAX_XATTRS)
+		return -1;
+	cfs_buf_append(&chunk, &n, sizeof(n));
+	for (uint32_t i = 0; i < ino->n_xattrs; i++) {
+		const struct cfs_xattr *x = &ino->xattrs[i];
+		size_t klen = strlen(x->key);
+		struct cfs_disk_xattr_element e = {
+			.key_length = htole16((uint16_t)klen),
+			.value_length = htole16((uint16_t)x->value_len),
+		};
+
+		if (klen < 1 || klen > CFS_MAX_XATTR_KEY ||
+		    x->value_len > CFS_MAX_XATTR_VALUE ||
+		    (i && strcmp(ino->xattrs[i - 1].key, x->key) >= 0)) {
+			cfs_buf_free(&chunk);
+			return -1;
+		}
+		cfs_buf_append(&chunk, &e, sizeof(e));
+	}
+	for (uint32_t i = 0; i < ino->n_xattrs; i++) {
+		const struct cfs_xattr *x = &ino->xattrs[i];
+
+		cfs_buf_append(&chunk, x->key, strlen(x->key));
+		cfs_buf_append(&chunk, x->value, x->value_len);
+	}
+	put_blob(w, chunk.data, (uint32_t)chunk.len, CFS_VDATA_ALIGN,
+		 &di->xattrs);
+	cfs_buf_free(&chunk);
+	return 0;
+}
+
+static int put_payload(struct writer *w, const struct cfs_inode *ino,
+		       struct cfs_disk_inode *di)
+{
+	size_t len = ino->payload ? strlen(ino->payload) : 0;
+
+	if (S_ISLNK(ino->mode) && (len < 1 || len > CFS_MAX_PATH))
+		return -1;
+	if (S_ISREG(ino->mode)) {
+		if (ino->size > 0 && (len < 1 || len > CFS_MAX_PATH ||
+				      ino->payload[0] == '/'))
+			return -1;
+		if (ino->size == 0)
+			len = 0;
+	} else if (!S_ISLNK(ino->mode)) {
+		len = 0;
+	}
+	if (len)
+		put_blob(w, ino->payload, (uint32_t)len, 1, &di->variable_data);
+	if (S_ISREG(ino->mode) && ino->size > 0 && ino->has_digest)
+		put_blob(w, ino->digest, CFS_DIGEST_SIZE, 1, &di->digest);
+	return 0;
+}
+
+static uint32_t count_subdirs(const struct cfs_inode *d)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < d->n_children; i++)
+		n += S_ISDIR(d->children[i]->inode->mode) ? 1 : 0;
+	return n;
+}
+
+static int put_inode(struct writer *w, struct cfs_inode *ino,
+		     struct cfs_disk_inode *di)
+{
+	uint32_t type = ino->mode & S_IFMT;
+	bool dev = S_ISCHR(ino->mode) || S_ISBLK(ino->mode);
+
+	if (type != S_IFDIR && type != S_IFREG && type != S_IFLNK && !dev &&
+	    type != S_IFIFO && type != S_IFSOCK)
+		return -1;
+	if (ino->mtime_nsec >= 1000000000)
+		return -1;
+	memset(di, 0, sizeof(*di));
+	di->st_mode = htole32(ino->mode);
+	di->st_nlink = htole32(S_ISDIR(ino->mode) ? 2 + count_subdirs(ino)
+						  : ino->refcount);
+	di->st_uid = htole32(ino->uid);
+	di->st_gid = htole32(ino->gid);
+	di->st_rdev = htole32(dev ? ino->rdev : 0);
+	di->st_mtim_sec = htole64((uint64_t)ino->mtime_sec);
+	di->st_mtim_nsec = htole32(ino->mtime_nsec);
+	di->st_ctim_sec = di->st_mtim_sec;
+	di->st_ctim_nsec = di->st_mtim_nsec;
+	if (S_ISDIR(ino->mode)) {
+		put_dir(w, ino, di);
+	} else {
+		if (S_ISREG(ino->mode) || S_ISLNK(ino->mode))
+			di->st_size = htole64(ino->size);
+		if (put_payload(w, ino, di) < 0)
+			return -1;
+	}
+	return put_xattrs(w, ino, di);
+}
+
+static void writer_free(struct writer *w)
+{
+	free(w->inodes);
+	free(w->slots);
+	cfs_buf_free(&w->vdata);
+}
+
+int cfs_image_build(struct cfs_tree *t, uint8_t **out, size_t *out_len)
+{
+	struct writer w = { 0 };
+	struct cfs_disk_superblock sb = { 0 };
+	struct cfs_disk_inode *table;
+	uint64_t vdata_offset;
+	uint8_t *img;
+
+	if (number_inodes(&w, t) < 0) {
+		writer_free(&w);
+		return -1;
+	}
+	table = xcalloc(w.n_inodes, sizeof(*table));
+	for (uint32_t i = 0; i < w.n_inodes; i++) {
+		if (put_inode(&w, w.inodes[i], &table[i]) < 0) {
+			/* Find a name for the message: any node will do. */
+			cfs_error("inode %u (mode %o): invalid metadata for the "
+				  "format (payload, xattrs or times)",
+				  i, w.inodes[i]->mode);
+			free(table);
+			writer_free(&w);
+			return -1;
+		}
+	}
+	vdata_offset = CFS_SUPERBLOCK_SIZE + (uint64_t)w.n_inodes * CFS_INODE_SIZE;
+	sb.version = htole32(CFS_VERSION);
+	sb.magic = htole32(CFS_MAGIC);
+	sb.vdata_offset = htole64(vdata_offset);
+	img = xmalloc(vdata_offset + w.vdata.len);
+	memcpy(img, &sb, sizeof(sb));
+	memcpy(img + CFS_SUPERBLOCK_SIZE, table, w.n_inodes * sizeof(*table));
+	if (w.vdata.len)
+		memcpy(img + vdata_offset, w.vdata.data, w.vdata.len);
+	*out = img;
+	*out_len = vdata_offset + w.vdata.len;
+	free(table);
+	writer_free(&w);
+	return 0;
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The content-addressed object store. An object is written to .tmp/, its
+ * fs-verity digest computed while it is written (one pass over the data),
+ * then, per the sync policy, made durable, verity-enabled and renamed to
+ * xx/yyyy... with RENAME_NOREPLACE: a concurrent writer of the same object
+ * simply loses the race, and a final name never holds a partial object.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Contents up to this size are hashed in memory before any write. */
+#define SMALL_OBJECT_MAX (256 * 1024)
+#define WRITE_BUF_SIZE (1024 * 1024)
+
+struct pending {
+	char *tmp;	/* path relative to the store */
+	uint8_t digest[CFS_DIGEST_SIZE];
+};
+
+struct cfs_store {
+	char *dir;
+	int dirfd;
+	struct cfs_store_opts opts;
+	pthread_mutex_t lock;
+	struct pending *pending;
+	size_t n_pending, cap_pending;
+	struct cfs_store_stats stats;
+	bool verity_unsupported;
+};
+
+int cfs_store_open(struct cfs_store **out, const char *dir,
+		   const struct cfs_store_opts *opts)
+{
+	struct cfs_store *s;
+	char *tmp = xasprintf("%s/.tmp", dir);
+	int r = cfs_mkdir_p(tmp, 0755);
+
+	free(tmp);
+	if (r < 0)
+		return -1;
+	s = xcalloc(1, sizeof(*s));
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0) {
+		cfs_error("%s: %s", dir, strerror(errno));
+		free(s);
+		return -1;
+	}
+	s->dir = xstrdup(dir);
+	if (opts)
+		s->opts = *opts;
+	pthread_mutex_init(&s->lock, NULL);
+	*out = s;
+	return 0;
+}
+
+void cfs_store_close(struct cfs_store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_pending; i++) {
+		unlinkat(s->dirfd, s->pending[i].tmp, 0);
+		free(s->pending[i].tmp);
+	}
+	free(s->pending);
+	close(s->dirfd);
+	pthread_mutex_destroy(&s->lock);
+	free(s->dir);
+	free(s);
+}
+
+const char *cfs_store_dir(const struct cfs_store *s)
+{
+	return s->dir;
+}
+
+int cfs_store_dirfd(const struct cfs_store *s)
+{
+	return s->dirfd;
+}
+
+const struct cfs_store_opts *cfs_store_options(const struct cfs_store *s)
+{
+	return &s->opts;
+}
+
+void cfs_store_get_stats(struct cfs_store *s, struct cfs_store_stats *st)
+{
+	pthread_mutex_lock(&s->lock);
+	*st = s->stats;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool pending_has(struct cfs_store *s, const uint8_t *digest)
+{
+	for (size_t i = s->n_pending; i-- > 0;)
+		if (!memcmp(s->pending[i].digest, digest, CFS_DIGEST_SIZE))
+			return true;
+	return false;
+}
+
+static bool object_exists(struct cfs_store *s, const uint8_t *digest)
+{
+	char path[CFS_OBJECT_PATH_LEN + 1];
+	struct stat st;
+
+	cfs_object_path(path, digest);
+	return fstatat(s->dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+bool cfs_store_has(struct cfs_store *s, const uint8_t digest[CFS_DIGEST_SIZE])
+{
+	bool r;
+
+	pthread_mutex_lock(&s->lock);
+	r = pending_has(s, digest);
+	pthread_mutex_unlock(&s->lock);
+	return r || object_exists(s, digest);
+}
+
+/* A new temp file under .tmp/; returns fd and its store-relative name. */
+static int tmp_create(struct cfs_store *s, char **name)
+{
+	char *path = xasprintf("%s/.tmp/obj.%d.XXXXXX", s->dir, (int)getpid());
+	int fd = mkostemp(path, O_CLOEXEC);
+
+	if (fd < 0) {
+		cfs_error("%s: cannot create object: %s", s->dir,
+			  strerror(errno));
+		free(path);
+		return -1;
+	}
+	fchmod(fd, 0644);
+	*name = xstrdup(path + strlen(s->dir) + 1);
+	free(path);
+	return fd;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int enable_verity(struct cfs_store *s, const char *tmp)
+{
+	int fd, r;
+
+	if (s->opts.no_verity || s->verity_unsupported)
+		return 0;
+	fd = openat(s->dirfd, tmp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cfs_error("%s: %s: %s", s->dir, tmp, strerror(errno));
+		return -1;
+	}
+	r = cfs_verity_enable(fd);
+	close(fd);
+	if (r == 0) {
+		s->stats.verity = true;
+		return 0;
+	}
+	if (errno != EOPNOTSUPP && errno != ENOTTY && errno != EINVAL) {
+		cfs_error_prefix("%s: %s", s->dir, tmp);
+		return -1;
+	}
+	if (s->opts.require_verity) {
+		cfs_error("%s: filesystem does not support fs-verity "
+			  "(--require-verity)", s->dir);
+		return -1;
+	}
+	s->verity_unsupported = true;
+	return 0;
+}
+
+/* Verity, then the final name; losing a race to an equal object is fine. */
+static int place_object(struct cfs_store *s, const char *tmp,
+			const uint8_t *digest)
+{
+	char path[CFS_OBJECT_PATH_LEN + 1];
+	int r;
+
+	cfs_object_path(path, digest);
+	if (enable_verity(s, tmp) < 0) {
+		unlinkat(s->dirfd, tmp, 0);
+		return -1;
+	}
+	path[2] = '\0';
+	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	path[2] = '/';
+	r = renameat2(s->dirfd, tmp, s->dirfd, path, RENAME_NOREPLACE);
+	if (r < 0 && errno == EINVAL) {
+		/* No RENAME_NOREPLACE here: link() never replaces either. */
+		r = linkat(s->dirfd, tmp, s->dirfd, path, 0);
+		if (r == 0 || errno == EEXIST)
+			unlinkat(s->dirfd, tmp, 0);
+	}
+	if (r < 0 && errno == EEXIST) {
+		unlinkat(s->dirfd, tmp, 0);
+		return 0;
+	}
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	cfs_error("%s: storing object %s: %s", s->dir, path, strerror(errno));
+	unlinkat(s->dirfd, tmp, 0);
+	return -1;
+}
+
+/*
+ * Hands a fully written temp object to the store: dropped if the object
+ * exists, placed now (sync each/none) or queued for cfs_store_commit.
+ */
+static int finish_object(struct cfs_store *s, int fd, char *tmp,
+			 const uint8_t *digest, uint64_t size)
+{
+	int r = 0;
+
+	if (s->opts.sync == CFS_SYNC_EACH && fsync(fd) < 0) {
+		cfs_error("%s: fsync: %s", s->dir, strerror(errno));
+		r = -1;
+	}
+	if (close(fd) < 0 && r == 0) {
+		cfs_error("%s: writing object: %s", s->dir, strerror(errno));
+		r = -1;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (r == 0 && (pending_has(s, digest) || object_exists(s, digest))) {
+		s->stats.existing_objects++;
+	} else if (r == 0 && s->opts.sync == CFS_SYNC_BATCH) {
+		if (s->n_pending == s->cap_pending) {
+			s->cap_pending = s->cap_pending ? 2 * s->cap_pending : 64;
+			s->pending = xrealloc(s->pending, s->cap_pending *
+							       sizeof(*s->pending));
+		}
+		s->pending[s->n_pending].tmp = tmp;
+		memcpy(s->pending[s->n_pending++].digest, digest,
+		       CFS_DIGEST_SIZE);
+		tmp = NULL;
+		s->stats.new_objects++;
+		s->stats.new_bytes += size;
+	} else if (r == 0) {
+		r = place_object(s, tmp, digest);
+		if (r == 0) {
+			s->stats.new_objects++;
+			s->stats.new_bytes += size;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (tmp) {
+		unlinkat(s->dirfd, tmp, 0);
+		free(tmp);
+	}
+	return r;
+}
+
+static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
+		     uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
+{
+	uint8_t *buf = xmalloc(size);
+	char *tmp;
+	int fd, r = fn(opaque, buf, size);
+
+	if (r < 0) {
+		free(buf);
+		return -1;
+	}
+	if (cfs_verity_digest_mem(buf, size, digest) < 0) {
+		free(buf);
+		return -1;
+	}
+	if (cfs_store_has(s, digest)) {
+		pthread_mutex_lock(&s->lock);
+		s->stats.existing_objects++;
+		pthread_mutex_unlock(&s->lock);
+		free(buf);
+		return 0;
+	}
+	fd = tmp_create(s, &tmp);
+	if (fd < 0) {
+		free(buf);
+		return -1;
+	}
+	if (write_all(fd, buf, size) < 0) {
+		cfs_error("%s: writing object: %s", s->dir, strerror(errno));
+		free(buf);
+		close(fd);
+		unlinkat(s->dirfd, tmp, 0);
+		free(tmp);
+		return -1;
+	}
+	free(buf);
+	return finish_object(s, fd, tmp, digest, size);
+}
+
+/* Tee: what libfsverity reads is also written to the temp file. */
+struct tee {
+	cfs_read_fn fn;
+	void *opaque;
+	int fd;
+	uint8_t *buf;
+	size_t used;
+	int write_errno;
+};
+
+static int tee_flush(struct tee *t)
+{
+	if (t->used && write_all(t->fd, t->buf, t->used) < 0) {
+		t->write_errno = errno;
+		return -1;
+	}
+	t->used = 0;
+	return 0;
+}
+
+static int tee_read(void *opaque, void *buf, size_t count)
+{
+	struct tee *t = opaque;
+	int r = t->fn(t->opaque, buf, count);
+
+	if (r < 0)
+		return r;
+	if (t->used + count > WRITE_BUF_SIZE && tee_flush(t) < 0)
+		return -t->write_errno;
+	if (count > WRITE_BUF_SIZE) {
+		if (write_all(t->fd, buf, count) < 0) {
+			t->write_errno = errno;
+			return -errno;
+		}
+		return 0;
+	}
+	memcpy(t->buf + t->used, buf, count);
+	t->used += count;
+	return 0;
+}
+
+static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
+		     uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
+{
+	struct tee t = { fn, opaque, -1, NULL, 0, 0 };
+	char *tmp;
+	int r;
+
+	t.fd = tmp_create(s, &tmp);
+	if (t.fd < 0)
+		return -1;
+	t.buf = xmalloc(WRITE_BUF_SIZE);
+	r = cfs_verity_digest_stream(tee_read, &t, size, digest);
+	if (r == 0)
+		r = tee_flush(&t);
+	free(t.buf);
+	if (r < 0) {
+		if (t.write_errno)
+			cfs_error("%s: writing object: %s", s->dir,
+				  strerror(t.write_errno));
+		close(t.fd);
+		unlinkat(s->dirfd, tmp, 0);
+		free(tmp);
+		return -1;
+	}
+	return finish_object(s, t.fd, tmp, digest, size);
+}
+
+int cfs_store_add_stream(struct cfs_store *s, cfs_read_fn fn, void *opaque,
+			 uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
+{
+	if (size == 0) {
+		cfs_error("%s: empty objects are not stored", s->dir);
+		return -1;
+	}
+	if (size <= SMALL_OBJECT_MAX)
+		return add_small(s, fn, opaque, size, digest);
+	return add_large(s, fn, opaque, size, digest);
+}
+
+static int fd_read(void *opaque, void *buf, size_t count)
+{
+	int fd = *(int *)opaque;
+	uint8_t *p = buf;
+
+	while (count) {
+		ssize_t n = read(fd, p, count);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cfs_error("reading: %s",
+				  n < 0 ? strerror(errno) : "file shrank");
+			return n < 0 ? -errno : -EIO;
+		}
+		p += n;
+		count -= (size_t)n;
+	}
+	return 0;
+}
+
+int cfs_store_add_fd(struct cfs_store *s, int fd, uint64_t size,
+		     uint8_t digest[CFS_DIGEST_SIZE])
+{
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		cfs_error("seek: %s", strerror(errno));
+		return -1;
+	}
+	return cfs_store_add_stream(s, fd_read, &fd, size, digest);
+}
+
+int cfs_store_commit(struct cfs_store *s)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n_pending && syncfs(s->dirfd) < 0) {
+		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
+		r = -1;
+	}
+	for (size_t i = 0; i < s->n_pending; i++) {
+		if (r == 0)
+			r = place_object(s, s->pending[i].tmp,
+					 s->pending[i].digest);
+		else
+			unlinkat(s->dirfd, s->pending[i].tmp, 0);
+		free(s->pending[i].tmp);
+	}
+	if (r == 0 && s->n_pending && syncfs(s->dirfd) < 0) {
+		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
+		r = -1;
+	}
+	s->n_pending = 0;
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}

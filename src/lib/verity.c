@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#include "verity.h"
+
+#include <errno.h>
+#include <libfsverity.h>
+#include <linux/fsverity.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define VERITY_BLOCK_SIZE 4096
+
+static int compute(void *opaque, libfsverity_read_fn_t fn, uint64_t size,
+		   uint8_t out[CFS_DIGEST_SIZE])
+{
+	struct libfsverity_merkle_tree_params params = {
+		.version = 1,
+		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+		.file_size = size,
+		.block_size = VERITY_BLOCK_SIZE,
+	};
+	struct libfsverity_digest *d = NULL;
+	int r = libfsverity_compute_digest(opaque, fn, &params, &d);
+
+	if (r < 0) {
+		if (!errno)
+			errno = -r;
+		cfs_error("computing fs-verity digest: %s", strerror(-r));
+		return -1;
+	}
+	memcpy(out, d->digest, CFS_DIGEST_SIZE);
+	free(d);
+	return 0;
+}
+
+struct mem_src {
+	const uint8_t *p;
+	size_t left;
+};
+
+static int mem_read(void *opaque, void *buf, size_t count)
+{
+	struct mem_src *m = opaque;
+
+	if (count > m->left)
+		return -EIO;
+	memcpy(buf, m->p, count);
+	m->p += count;
+	m->left -= count;
+	return 0;
+}
+
+int cfs_verity_digest_mem(const void *data, size_t len,
+			  uint8_t out[CFS_DIGEST_SIZE])
+{
+	struct mem_src m = { data, len };
+
+	return compute(&m, mem_read, len, out);
+}
+
+static int fd_read(void *opaque, void *buf, size_t count)
+{
+	int fd = *(int *)opaque;
+	uint8_t *p = buf;
+
+	while (count) {
+		ssize_t n = read(fd, p, count);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;	/* file shrank under us */
+		p += n;
+		count -= (size_t)n;
+	}
+	return 0;
+}
+
+int cfs_verity_digest_fd(int fd, uint64_t size, uint8_t out[CFS_DIGEST_SIZE])
+{
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		cfs_error("seek: %s", strerror(errno));
+		return -1;
+	}
+	return compute(&fd, fd_read, size, out);
+}
+
+int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
+			     uint8_t out[CFS_DIGEST_SIZE])
+{
+	return compute(opaque, fn, size, out);
+}
+
+int cfs_verity_enable(int fd)
+{
+	struct libfsverity_merkle_tree_params params = {
+		.version = 1,
+		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+		.block_size = VERITY_BLOCK_SIZE,
+	};
+	int r = libfsverity_enable(fd, &params);
+
+	if (r == -EEXIST)
+		return 0;
+	if (r < 0) {
+		errno = -r;
+		cfs_error("cannot enable fs-verity: %s", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+int cfs_verity_measure(int fd, uint8_t out[CFS_DIGEST_SIZE])
+{
+	struct {
+		struct fsverity_digest d;
+		uint8_t buf[64];
+	} m = { .d.digest_size = 64 };
+
+	if (ioctl(fd, FS_IOC_MEASURE_VERITY, &m) < 0)
+		return -1;
+	if (m.d.digest_algorithm != FS_VERITY_HASH_ALG_SHA256 ||
+	    m.d.digest_size != CFS_DIGEST_SIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(out, m.d.digest, CFS_DIGEST_SIZE);
+	return 0;
+}
+
+void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
+		     const uint8_t digest[CFS_DIGEST_SIZE])
+{
+	char hex[2 * CFS_DIGEST_SIZE + 1];
+
+	cfs_hex(hex, digest, CFS_DIGEST_SIZE);
+	out[0] = hex[0];
+	out[1] = hex[1];
+	out[2] = '/';
+	memcpy(out + 3, hex + 2, 2 * CFS_DIGEST_SIZE - 2 + 1);
+}
