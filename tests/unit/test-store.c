@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/* Object store: naming, dedup, atomic placement, batch commit, threads. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "util.h"
+
+#include "tap.h"
+
+struct src {
+	const uint8_t *p;
+	size_t left;
+};
+
+static int src_read(void *opaque, void *buf, size_t n)
+{
+	struct src *s = opaque;
+
+	if (n > s->left)
+		return -5;
+	memcpy(buf, s->p, n);
+	s->p += n;
+	s->left -= n;
+	return 0;
+}
+
+static int add(struct cfs_store *s, const void *data, size_t len,
+	       uint8_t digest[CFS_DIGEST_SIZE])
+{
+	struct src src = { data, len };
+
+	return cfs_store_add_stream(s, src_read, &src, len, digest);
+}
+
+static int count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static bool object_content_is(const char *store, const uint8_t *digest,
+			      const void *data, size_t len)
+{
+	char rel[CFS_OBJECT_PATH_LEN + 1], *path;
+	uint8_t *got;
+	size_t got_len;
+	bool r;
+
+	cfs_object_path(rel, digest);
+	path = xasprintf("%s/%s", store, rel);
+	r = cfs_read_file(path, &got, &got_len) == 0 && got_len == len &&
+	    memcmp(got, data, len) == 0;
+	if (r)
+		free(got);
+	free(path);
+	return r;
+}
+
+struct thread_arg {
+	struct cfs_store *s;
+	const uint8_t *data;
+	size_t len;
+	uint8_t digest[CFS_DIGEST_SIZE];
+	int r;
+};
+
+static void *thread_add(void *opaque)
+{
+	struct thread_arg *a = opaque;
+
+	a->r = add(a->s, a->data, a->len, a->digest);
+	return NULL;
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/cfs-store-XXXXXX";
+	char *dir = mkdtemp(tmpl), *tmpdir;
+	struct cfs_store_opts opts = { .sync = CFS_SYNC_NONE };
+	struct cfs_store *s;
+	struct cfs_store_stats st;
+	uint8_t d1[32], d2[32], expect[32];
+	size_t big_len = 3 * 1024 * 1024 + 17;
+	uint8_t *big = xmalloc(big_len);
+	pthread_t th[4];
+	struct thread_arg args[4];
+
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = (uint8_t)(i * 7 + i / 4096);
+	tmpdir = xasprintf("%s/.tmp", dir);
+	ok(cfs_store_open(&s, dir, &opts) == 0, "open store");
+	ok(add(s, "hello\n", 6, d1) == 0, "add small object");
+	cfs_verity_digest_mem("hello\n", 6, expect);
+	ok(memcmp(d1, expect, 32) == 0, "digest is the fs-verity digest");
+	ok(object_content_is(dir, d1, "hello\n", 6), "stored at xx/yyyy");
+	ok(cfs_store_has(s, d1), "store has it");
+	ok(add(s, "hello\n", 6, d2) == 0 && !memcmp(d1, d2, 32),
+	   "adding again gives the same digest");
+	cfs_store_get_stats(s, &st);
+	ok(st.new_objects == 1 && st.existing_objects == 1,
+	   "second add reuses the object");
+	ok(add(s, big, big_len, d2) == 0, "add large object (streamed)");
+	cfs_verity_digest_mem(big, big_len, expect);
+	ok(!memcmp(d2, expect, 32) && object_content_is(dir, d2, big, big_len),
+	   "large object digest and content");
+	ok(count_files(tmpdir) == 0, "no temp files left");
+	cfs_store_close(s);
+
+	opts.sync = CFS_SYNC_BATCH;
+	ok(cfs_store_open(&s, dir, &opts) == 0, "reopen in batch mode");
+	ok(add(s, "batch", 5, d1) == 0, "add in batch mode");
+	ok(cfs_store_has(s, d1), "pending object counts as present");
+	ok(!object_content_is(dir, d1, "batch", 5), "no final name before commit");
+	ok(cfs_store_commit(s) == 0, "commit");
+	ok(object_content_is(dir, d1, "batch", 5), "final name after commit");
+	ok(add(s, "dropped", 7, d2) == 0, "add, then close without commit");
+	cfs_store_close(s);
+	ok(!object_content_is(dir, d2, "dropped", 7) &&
+		   count_files(tmpdir) == 0,
+	   "uncommitted object and temp file removed on close");
+
+	opts.sync = CFS_SYNC_EACH;
+	cfs_store_open(&s, dir, &opts);
+	big[0] = 'x';
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct thread_arg){ s, big, big_len, { 0 }, 0 };
+		pthread_create(&th[i], NULL, thread_add, &args[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	ok(args[0].r == 0 && args[1].r == 0 && args[2].r == 0 && args[3].r == 0,
+	   "four threads add the same object");
+	ok(!memcmp(args[0].digest, args[3].digest, 32) &&
+		   object_content_is(dir, args[0].digest, big, big_len),
+	   "one object, right content");
+	ok(count_files(tmpdir) == 0, "losers of the race left no temp file");
+	cfs_store_close(s);
+
+	ok(cfs_store_open(&s, "/proc/version/x", &opts) < 0,
+	   "unusable store directory refused: %s", cfs_strerror());
+	free(big);
+	free(tmpdir);
+	{
+		char *cmd = xasprintf("rm -rf %s", dir);
+
+		ok(system(cmd) == 0, "cleanup");
+		free(cmd);
+	}
+	return tap_done();
+}
