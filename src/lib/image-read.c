@@ -224,8 +224,8 @@ static bool dirent_name_ok(const uint8_t *name, uint32_t len)
 }
 
 struct shape {
-	uint32_t *refs;		/* dirents naming each inode */
-	uint32_t *subdirs;	/* subdirectories of each directory */
+	uint32_t *refs;	   /* dirents naming each inode */
+	uint32_t *subdirs; /* subdirectories of each directory */
 };
 
 static int check_dirent(const struct cfs_image *img,
@@ -315,7 +315,7 @@ static int check_nlinks(const struct cfs_image *img, const struct shape *sh)
 		uint32_t mode = le32toh(d->st_mode), nlink;
 
 		if (!sh->refs[ino] && ino != CFS_ROOT_INO)
-			continue;	/* unnamed inodes are never reached */
+			continue; /* unnamed inodes are never reached */
 		nlink = S_ISDIR(mode) ? 2 + sh->subdirs[ino] : sh->refs[ino];
 		if (le32toh(d->st_nlink) != nlink)
 			return corrupt("inode %u: link count %u, expected %u",
@@ -358,7 +358,7 @@ static int check_shape(const struct cfs_image *img, struct shape *sh)
 			if (de.d_type != (S_IFDIR >> 12))
 				continue;
 			if (tail > named_dirs)
-				break;	/* impossible: each is named once */
+				break; /* impossible: each is named once */
 			queue[tail++] = de.ino;
 		}
 	}

@@ -23,8 +23,8 @@ static struct cfs_inode *load_inode(const struct cfs_image *img, uint32_t ino)
 	if (S_ISREG(in.mode) || S_ISLNK(in.mode)) {
 		t->size = in.size;
 		if (in.vdata_len)
-			t->payload = xstrndup((const char *)in.vdata,
-					      in.vdata_len);
+			t->payload =
+				xstrndup((const char *)in.vdata, in.vdata_len);
 	}
 	if (in.digest) {
 		t->has_digest = true;

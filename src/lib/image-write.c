@@ -18,16 +18,16 @@
 
 struct blob_slot {
 	uint64_t hash;
-	uint64_t off;	/* offset in vdata */
+	uint64_t off; /* offset in vdata */
 	uint32_t len;
 	bool used;
 };
 
 struct writer {
-	struct cfs_inode **inodes;	/* by inode number */
+	struct cfs_inode **inodes; /* by inode number */
 	uint32_t n_inodes, cap_inodes;
 	struct cfs_buf vdata;
-	struct blob_slot *slots;	/* dedup table, open addressing */
+	struct blob_slot *slots; /* dedup table, open addressing */
 	size_t n_slots, used_slots;
 };
 
@@ -58,7 +58,7 @@ static void put_blob(struct writer *w, const void *p, uint32_t len,
 			goto out;
 	}
 	cfs_buf_align(&w->vdata, align);
-	w->slots[i] = (struct blob_slot){ h, w->vdata.len, len, true };
+	w->slots[i] = (struct blob_slot){h, w->vdata.len, len, true};
 	w->used_slots++;
 	cfs_buf_append(&w->vdata, p, len);
 out:
@@ -90,8 +90,8 @@ static void add_inode(struct writer *w, struct cfs_inode *ino)
 {
 	if (w->n_inodes == w->cap_inodes) {
 		w->cap_inodes = w->cap_inodes ? 2 * w->cap_inodes : 1024;
-		w->inodes = xrealloc(w->inodes,
-				     w->cap_inodes * sizeof(*w->inodes));
+		w->inodes =
+			xrealloc(w->inodes, w->cap_inodes * sizeof(*w->inodes));
 	}
 	ino->ino = w->n_inodes;
 	w->inodes[w->n_inodes++] = ino;
@@ -107,8 +107,7 @@ static bool name_ok(const struct cfs_node *n)
 {
 	if (n->name_len < 1 || n->name_len > CFS_MAX_NAME)
 		return false;
-	if (memchr(n->name, '/', n->name_len) ||
-	    strlen(n->name) != n->name_len)
+	if (memchr(n->name, '/', n->name_len) || strlen(n->name) != n->name_len)
 		return false;
 	return strcmp(n->name, ".") != 0 && strcmp(n->name, "..") != 0;
 }
@@ -154,7 +153,7 @@ static int number_inodes(struct writer *w, struct cfs_tree *t)
 static void put_dir(struct writer *w, struct cfs_inode *d,
 		    struct cfs_disk_inode *di)
 {
-	struct cfs_buf chunk = { 0 };
+	struct cfs_buf chunk = {0};
 	uint32_t name_off = 0;
 	__le32 n = htole32(d->n_children);
 
@@ -188,7 +187,7 @@ static void put_dir(struct writer *w, struct cfs_inode *d,
 static int put_xattrs(struct writer *w, const struct cfs_inode *ino,
 		      struct cfs_disk_inode *di)
 {
-	struct cfs_buf chunk = { 0 };
+	struct cfs_buf chunk = {0};
 	__le16 n = htole16((uint16_t)ino->n_xattrs);
 
 	if (ino->n_xattrs == 0)
@@ -232,8 +231,8 @@ static int put_payload(struct writer *w, const struct cfs_inode *ino,
 	if (S_ISLNK(ino->mode) && (len < 1 || len > CFS_MAX_PATH))
 		return -1;
 	if (S_ISREG(ino->mode)) {
-		if (ino->size > 0 && (len < 1 || len > CFS_MAX_PATH ||
-				      ino->payload[0] == '/'))
+		if (ino->size > 0 &&
+		    (len < 1 || len > CFS_MAX_PATH || ino->payload[0] == '/'))
 			return -1;
 		if (ino->size == 0)
 			len = 0;
@@ -298,8 +297,8 @@ static void writer_free(struct writer *w)
 
 int cfs_image_build(struct cfs_tree *t, uint8_t **out, size_t *out_len)
 {
-	struct writer w = { 0 };
-	struct cfs_disk_superblock sb = { 0 };
+	struct writer w = {0};
+	struct cfs_disk_superblock sb = {0};
 	struct cfs_disk_inode *table;
 	uint64_t vdata_offset;
 	uint8_t *img;
@@ -312,15 +311,17 @@ int cfs_image_build(struct cfs_tree *t, uint8_t **out, size_t *out_len)
 	for (uint32_t i = 0; i < w.n_inodes; i++) {
 		if (put_inode(&w, w.inodes[i], &table[i]) < 0) {
 			/* Find a name for the message: any node will do. */
-			cfs_error("inode %u (mode %o): invalid metadata for the "
-				  "format (payload, xattrs or times)",
-				  i, w.inodes[i]->mode);
+			cfs_error(
+				"inode %u (mode %o): invalid metadata for the "
+				"format (payload, xattrs or times)",
+				i, w.inodes[i]->mode);
 			free(table);
 			writer_free(&w);
 			return -1;
 		}
 	}
-	vdata_offset = CFS_SUPERBLOCK_SIZE + (uint64_t)w.n_inodes * CFS_INODE_SIZE;
+	vdata_offset =
+		CFS_SUPERBLOCK_SIZE + (uint64_t)w.n_inodes * CFS_INODE_SIZE;
 	sb.version = htole32(CFS_VERSION);
 	sb.magic = htole32(CFS_MAGIC);
 	sb.vdata_offset = htole64(vdata_offset);

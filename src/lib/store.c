@@ -24,7 +24,7 @@
 #define WRITE_BUF_SIZE (1024 * 1024)
 
 struct pending {
-	char *tmp;	/* path relative to the store */
+	char *tmp; /* path relative to the store */
 	uint8_t digest[CFS_DIGEST_SIZE];
 };
 
@@ -185,7 +185,8 @@ static int enable_verity(struct cfs_store *s, const char *tmp)
 	}
 	if (s->opts.require_verity) {
 		cfs_error("%s: filesystem does not support fs-verity "
-			  "(--require-verity)", s->dir);
+			  "(--require-verity)",
+			  s->dir);
 		return -1;
 	}
 	s->verity_unsupported = true;
@@ -250,9 +251,11 @@ static int finish_object(struct cfs_store *s, int fd, char *tmp,
 		s->stats.existing_objects++;
 	} else if (r == 0 && s->opts.sync == CFS_SYNC_BATCH) {
 		if (s->n_pending == s->cap_pending) {
-			s->cap_pending = s->cap_pending ? 2 * s->cap_pending : 64;
-			s->pending = xrealloc(s->pending, s->cap_pending *
-							       sizeof(*s->pending));
+			s->cap_pending =
+				s->cap_pending ? 2 * s->cap_pending : 64;
+			s->pending =
+				xrealloc(s->pending,
+					 s->cap_pending * sizeof(*s->pending));
 		}
 		s->pending[s->n_pending].tmp = tmp;
 		memcpy(s->pending[s->n_pending++].digest, digest,
@@ -358,7 +361,7 @@ static int tee_read(void *opaque, void *buf, size_t count)
 static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		     uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
 {
-	struct tee t = { fn, opaque, -1, NULL, 0, 0 };
+	struct tee t = {fn, opaque, -1, NULL, 0, 0};
 	char *tmp;
 	int r;
 

@@ -128,8 +128,8 @@ void cfs_inode_set_xattr(struct cfs_inode *ino, const char *key,
 		x = &ino->xattrs[i];
 		free(x->value);
 	} else {
-		ino->xattrs = xrealloc(ino->xattrs, (ino->n_xattrs + 1) *
-							    sizeof(*ino->xattrs));
+		ino->xattrs = xrealloc(ino->xattrs, (ino->n_xattrs +
+						     1) * sizeof(*ino->xattrs));
 		memmove(&ino->xattrs[i + 1], &ino->xattrs[i],
 			(ino->n_xattrs - i) * sizeof(*ino->xattrs));
 		ino->n_xattrs++;

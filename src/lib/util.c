@@ -202,7 +202,7 @@ static int read_fd_all(int fd, const char *path, struct cfs_buf *b)
 
 int cfs_read_file(const char *path, uint8_t **data, size_t *len)
 {
-	struct cfs_buf b = { 0 };
+	struct cfs_buf b = {0};
 	bool is_stdin = strcmp(path, "-") == 0;
 	int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	int r;
@@ -219,7 +219,7 @@ int cfs_read_file(const char *path, uint8_t **data, size_t *len)
 		return -1;
 	}
 	cfs_buf_reserve(&b, 1);
-	b.data[b.len] = '\0';	/* convenient for text parsers */
+	b.data[b.len] = '\0'; /* convenient for text parsers */
 	*data = b.data;
 	*len = b.len;
 	return 0;

@@ -56,7 +56,7 @@ static int mem_read(void *opaque, void *buf, size_t count)
 int cfs_verity_digest_mem(const void *data, size_t len,
 			  uint8_t out[CFS_DIGEST_SIZE])
 {
-	struct mem_src m = { data, len };
+	struct mem_src m = {data, len};
 
 	return compute(&m, mem_read, len, out);
 }
@@ -74,7 +74,7 @@ static int fd_read(void *opaque, void *buf, size_t count)
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			return -EIO;	/* file shrank under us */
+			return -EIO; /* file shrank under us */
 		p += n;
 		count -= (size_t)n;
 	}
@@ -120,7 +120,7 @@ int cfs_verity_measure(int fd, uint8_t out[CFS_DIGEST_SIZE])
 	struct {
 		struct fsverity_digest d;
 		uint8_t buf[64];
-	} m = { .d.digest_size = 64 };
+	} m = {.d.digest_size = 64};
 
 	if (ioctl(fd, FS_IOC_MEASURE_VERITY, &m) < 0)
 		return -1;

@@ -43,7 +43,7 @@ static struct cfs_tree *sample_tree(int order)
 	struct cfs_tree *t = cfs_tree_new();
 	struct cfs_node *etc, *usr;
 	struct cfs_inode *f;
-	const char *names[] = { "zeta", "alpha", "m" };
+	const char *names[] = {"zeta", "alpha", "m"};
 
 	add(t->root, "etc", S_IFDIR | 0755, &etc);
 	add(t->root, "usr", S_IFDIR | 0755, &usr);
@@ -63,8 +63,7 @@ static struct cfs_tree *sample_tree(int order)
 	add(usr, "empty", S_IFREG | 04755, NULL);
 	f = cfs_dir_lookup(etc, "alpha", 5)->inode;
 	cfs_dir_link(usr, "hard", 4, f);
-	cfs_inode_set_xattr(t->root->inode, "security.capability", "\0\1",
-			    2);
+	cfs_inode_set_xattr(t->root->inode, "security.capability", "\0\1", 2);
 	return t;
 }
 
@@ -171,7 +170,7 @@ static void test_rejections(void)
 		uint8_t *m = xmemdup(img_data, len);
 
 		m[i] ^= 0x5a;
-		cfs_image_open_mem(&img, m, len);	/* must not crash */
+		cfs_image_open_mem(&img, m, len); /* must not crash */
 		free(m);
 	}
 	ok(1, "every single-byte corruption handled without a crash");
@@ -193,7 +192,7 @@ static void test_bad_trees(void)
 	uint8_t *d;
 	size_t l;
 
-	f->size = 10;	/* content but no backing path */
+	f->size = 10; /* content but no backing path */
 	ok(cfs_image_build(t, &d, &l) < 0, "file without backing path refused");
 	cfs_tree_free(t);
 	t = cfs_tree_new();

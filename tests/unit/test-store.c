@@ -34,7 +34,7 @@ static int src_read(void *opaque, void *buf, size_t n)
 static int add(struct cfs_store *s, const void *data, size_t len,
 	       uint8_t digest[CFS_DIGEST_SIZE])
 {
-	struct src src = { data, len };
+	struct src src = {data, len};
 
 	return cfs_store_add_stream(s, src_read, &src, len, digest);
 }
@@ -91,7 +91,7 @@ int main(void)
 {
 	char tmpl[] = "/tmp/cfs-store-XXXXXX";
 	char *dir = mkdtemp(tmpl), *tmpdir;
-	struct cfs_store_opts opts = { .sync = CFS_SYNC_NONE };
+	struct cfs_store_opts opts = {.sync = CFS_SYNC_NONE};
 	struct cfs_store *s;
 	struct cfs_store_stats st;
 	uint8_t d1[32], d2[32], expect[32];
@@ -125,7 +125,8 @@ int main(void)
 	ok(cfs_store_open(&s, dir, &opts) == 0, "reopen in batch mode");
 	ok(add(s, "batch", 5, d1) == 0, "add in batch mode");
 	ok(cfs_store_has(s, d1), "pending object counts as present");
-	ok(!object_content_is(dir, d1, "batch", 5), "no final name before commit");
+	ok(!object_content_is(dir, d1, "batch", 5),
+	   "no final name before commit");
 	ok(cfs_store_commit(s) == 0, "commit");
 	ok(object_content_is(dir, d1, "batch", 5), "final name after commit");
 	ok(add(s, "dropped", 7, d2) == 0, "add, then close without commit");
@@ -138,7 +139,7 @@ int main(void)
 	cfs_store_open(&s, dir, &opts);
 	big[0] = 'x';
 	for (int i = 0; i < 4; i++) {
-		args[i] = (struct thread_arg){ s, big, big_len, { 0 }, 0 };
+		args[i] = (struct thread_arg){s, big, big_len, {0}, 0};
 		pthread_create(&th[i], NULL, thread_add, &args[i]);
 	}
 	for (int i = 0; i < 4; i++)

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* oci2cfs internals: options, the layer pipeline, outputs. */
+#ifndef CFS_CONVERT_H
+#define CFS_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "layer.h"
+#include "oci.h"
+#include "store.h"
+#include "tree.h"
+
+struct convert_opts {
+	const char *image;
+	const char *store;
+	const char *ref;
+	const char *platform;
+	const char *output;
+	bool json;
+	int verbose; /* -1 quiet, 0 normal, 1 verbose */
+	bool no_cache;
+	int threads;
+	struct cfs_store_opts store_opts;
+};
+
+struct convert_stats {
+	unsigned int layers, cached_layers;
+	uint64_t files, regular_files, bytes;
+};
+
+/* Reads (or loads from the cache) every layer and applies it to t. */
+int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
+		   struct cfs_store *store, struct cfs_tree *t,
+		   struct convert_stats *st);
+
+struct convert_result {
+	char *manifest_path;
+	char digest_hex[2 * CFS_DIGEST_SIZE + 1];
+	char *ref_name;
+};
+
+/* Writes the manifest (and config and ref, unless --output) atomically. */
+int convert_write_outputs(const struct convert_opts *o,
+			  struct cfs_oci_image *img, struct cfs_store *store,
+			  const uint8_t *manifest, size_t len,
+			  struct convert_result *res);
+
+void convert_print_json(const struct convert_opts *o,
+			const struct cfs_oci_image *img,
+			const struct convert_result *res,
+			const struct convert_stats *st,
+			const struct cfs_store_stats *sst);
+
+/* Progress on a terminal: layers done and bytes read. */
+void progress_start(bool enabled, unsigned int layers);
+void progress_add_bytes(uint64_t n);
+void progress_layer_done(void);
+void progress_refresh(void);
+void progress_end(void);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/* oci2cfs: OCI image -> object store + composefs manifest. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "image.h"
+#include "util.h"
+
+#define DEFAULT_STORE "/var/lib/cfs"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: oci2cfs [OPTION]... IMAGE\n"
+	      "Convert an OCI image (oci-archive tar, docker-archive tar or "
+	      "OCI layout\n"
+	      "directory) into objects in a composefs object store and one "
+	      "manifest.\n"
+	      "\n"
+	      "  -s, --store=DIR        object store (default " DEFAULT_STORE
+	      ")\n"
+	      "  -r, --ref=NAME         image to pick from a layout or "
+	      "archive; also the\n"
+	      "                         name recorded under STORE/refs/\n"
+	      "      --platform=OS/ARCH[/VARIANT]  platform to pick from an "
+	      "index\n"
+	      "                         (default: this host's)\n"
+	      "  -o, --output=FILE      write the manifest to FILE instead of\n"
+	      "                         STORE/images/ID.cfs (no config, no "
+	      "ref)\n"
+	      "      --json             print a JSON summary\n"
+	      "      --sync=POLICY      batch (default), each or none\n"
+	      "      --require-verity   fail unless fs-verity can be enabled\n"
+	      "      --no-verity        do not enable fs-verity\n"
+	      "      --no-cache         neither use nor fill the layer cache\n"
+	      "  -j, --threads=N        layers read in parallel (default: "
+	      "cores)\n"
+	      "  -q, --quiet            no progress display\n"
+	      "  -v, --verbose          report each layer\n"
+	      "  -h, --help             show this help\n"
+	      "\n"
+	      "Prints the manifest path, then its fs-verity digest (for mount "
+	      "-o digest=).\n",
+	      f);
+}
+
+enum {
+	OPT_PLATFORM = 256,
+	OPT_JSON,
+	OPT_SYNC,
+	OPT_REQUIRE_VERITY,
+	OPT_NO_VERITY,
+	OPT_NO_CACHE
+};
+
+static const struct option long_opts[] = {
+	{"store", required_argument, NULL, 's'},
+	{"ref", required_argument, NULL, 'r'},
+	{"platform", required_argument, NULL, OPT_PLATFORM},
+	{"output", required_argument, NULL, 'o'},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"sync", required_argument, NULL, OPT_SYNC},
+	{"require-verity", no_argument, NULL, OPT_REQUIRE_VERITY},
+	{"no-verity", no_argument, NULL, OPT_NO_VERITY},
+	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+	{"threads", required_argument, NULL, 'j'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_sync(const char *s, enum cfs_sync *out)
+{
+	if (!strcmp(s, "batch"))
+		*out = CFS_SYNC_BATCH;
+	else if (!strcmp(s, "each"))
+		*out = CFS_SYNC_EACH;
+	else if (!strcmp(s, "none"))
+		*out = CFS_SYNC_NONE;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct convert_opts *o)
+{
+	int c;
+
+	o->store = DEFAULT_STORE;
+	while ((c = getopt_long(argc, argv, "s:r:o:j:qvh", long_opts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 's':
+			o->store = optarg;
+			break;
+		case 'r':
+			o->ref = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'j':
+			o->threads = atoi(optarg);
+			break;
+		case 'q':
+			o->verbose = -1;
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case OPT_PLATFORM:
+			o->platform = optarg;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_REQUIRE_VERITY:
+			o->store_opts.require_verity = true;
+			break;
+		case OPT_NO_VERITY:
+			o->store_opts.no_verity = true;
+			break;
+		case OPT_NO_CACHE:
+			o->no_cache = true;
+			break;
+		case OPT_SYNC:
+			if (parse_sync(optarg, &o->store_opts.sync) < 0) {
+				fprintf(stderr,
+					"oci2cfs: invalid --sync '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs("oci2cfs: expected one IMAGE argument\n", stderr);
+		return -1;
+	}
+	o->image = argv[optind];
+	return 0;
+}
+
+static int count_node(struct cfs_node *n, void *opaque)
+{
+	struct convert_stats *st = opaque;
+
+	if (!n->parent)
+		return 0;
+	st->files++;
+	/* Count each inode once: hard links share content. */
+	if (S_ISREG(n->inode->mode) && n->inode->priv != st) {
+		n->inode->priv = st;
+		st->regular_files++;
+		st->bytes += n->inode->size;
+	}
+	return 0;
+}
+
+static int convert(const struct convert_opts *o)
+{
+	struct cfs_oci_image *img = NULL;
+	struct cfs_store *store = NULL;
+	struct cfs_tree *t = NULL;
+	struct convert_stats st = {0};
+	struct convert_result res = {0};
+	struct cfs_store_stats sst;
+	uint8_t *manifest = NULL;
+	size_t len;
+	int r = -1;
+
+	if (cfs_oci_open(&img, o->image, o->ref, o->platform) < 0)
+		goto out;
+	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
+		goto out;
+	t = cfs_tree_new();
+	progress_start(o->verbose >= 0 && isatty(2), (unsigned)img->n_layers);
+	r = convert_layers(o, img, store, t, &st);
+	progress_end();
+	if (r < 0)
+		goto out;
+	r = -1;
+	cfs_tree_walk(t, count_node, &st);
+	if (cfs_image_build(t, &manifest, &len) < 0 ||
+	    convert_write_outputs(o, img, store, manifest, len, &res) < 0)
+		goto out;
+	cfs_store_get_stats(store, &sst);
+	if (o->json)
+		convert_print_json(o, img, &res, &st, &sst);
+	else
+		printf("%s\n%s\n", res.manifest_path, res.digest_hex);
+	r = 0;
+out:
+	if (r < 0)
+		fprintf(stderr, "oci2cfs: %s: %s\n", o->image, cfs_strerror());
+	free(manifest);
+	free(res.manifest_path);
+	free(res.ref_name);
+	cfs_tree_free(t);
+	cfs_store_close(store);
+	cfs_oci_close(img);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct convert_opts o = {0};
+
+	if (parse_args(argc, argv, &o) < 0) {
+		fputs("Try 'oci2cfs --help'.\n", stderr);
+		return 2;
+	}
+	return convert(&o) < 0 ? 1 : 0;
+}

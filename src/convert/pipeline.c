@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The layer pipeline. Worker threads read layers (decompress, hash, store
+ * contents) in parallel, in layer order; the main thread applies each
+ * layer's record to the tree as soon as it and all layers below it are
+ * ready, so layer k+1 is read while layer k is applied. Layers already in
+ * the layer cache are not read at all.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "util.h"
+
+enum layer_state {
+	LAYER_TODO,
+	LAYER_RUNNING,
+	LAYER_READ,
+	LAYER_CACHED,
+	LAYER_FAILED
+};
+
+struct pipeline {
+	const struct convert_opts *o;
+	struct cfs_oci_image *img;
+	struct cfs_store *store;
+	struct cfs_layer **records;
+	enum layer_state *state;
+	char **errors;
+	bool abort;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static ssize_t blob_read(void *opaque, void *buf, size_t n)
+{
+	return cfs_blob_read(opaque, buf, n);
+}
+
+static void on_progress(void *opaque, uint64_t bytes)
+{
+	uint64_t *last = opaque;
+
+	progress_add_bytes(bytes - *last);
+	*last = bytes;
+}
+
+static const char *layer_name(const struct cfs_oci_image *img, size_t i,
+			      char *buf, size_t len)
+{
+	if (img->layers[i].digest[0])
+		return img->layers[i].digest;
+	snprintf(buf, len, "layer %zu", i + 1);
+	return buf;
+}
+
+static int read_layer(struct pipeline *p, size_t i, struct cfs_layer **out)
+{
+	struct cfs_blob *blob;
+	char name_buf[32];
+	const char *name = layer_name(p->img, i, name_buf, sizeof(name_buf));
+	uint64_t last = 0;
+	int r;
+
+	if (cfs_oci_open_layer(p->img, i, &blob) < 0)
+		return -1;
+	r = cfs_layer_read(out, blob_read, blob, p->img->layers[i].diff_id,
+			   p->store, name, on_progress, &last);
+	cfs_blob_close(blob);
+	return r;
+}
+
+/* Claims the lowest layer nobody reads yet; -1 when none is left. */
+static ssize_t claim(struct pipeline *p)
+{
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		if (p->state[i] == LAYER_TODO) {
+			p->state[i] = LAYER_RUNNING;
+			return (ssize_t)i;
+		}
+	}
+	return -1;
+}
+
+static void *worker(void *opaque)
+{
+	struct pipeline *p = opaque;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		ssize_t i = p->abort ? -1 : claim(p);
+		struct cfs_layer *rec = NULL;
+		int r;
+
+		if (i < 0)
+			break;
+		pthread_mutex_unlock(&p->lock);
+		r = read_layer(p, (size_t)i, &rec);
+		pthread_mutex_lock(&p->lock);
+		if (r < 0) {
+			p->errors[i] = xstrdup(cfs_strerror());
+			p->state[i] = LAYER_FAILED;
+			p->abort = true;
+		} else {
+			p->records[i] = rec;
+			p->state[i] = LAYER_READ;
+			progress_layer_done();
+		}
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static void wait_for_layer(struct pipeline *p, size_t i)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->state[i] == LAYER_TODO || p->state[i] == LAYER_RUNNING) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 200000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+		progress_refresh();
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void load_cached(struct pipeline *p, struct convert_stats *st)
+{
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		if (p->o->no_cache)
+			break;
+		if (cfs_layer_cache_load(p->store, p->img->layers[i].diff_id,
+					 &p->records[i]) == 1) {
+			p->state[i] = LAYER_CACHED;
+			st->cached_layers++;
+			progress_layer_done();
+		}
+	}
+}
+
+/* Applies layers in order; returns the index of a failed layer or -1. */
+static ssize_t apply_all(struct pipeline *p, struct cfs_tree *t)
+{
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		char name_buf[32];
+
+		wait_for_layer(p, i);
+		if (p->state[i] == LAYER_FAILED)
+			return (ssize_t)i;
+		if (p->o->verbose > 0)
+			fprintf(stderr, "oci2cfs: %s: %zu entries%s\n",
+				layer_name(p->img, i, name_buf,
+					   sizeof(name_buf)),
+				p->records[i]->n_entries,
+				p->state[i] == LAYER_CACHED ? " (cached)" : "");
+		if (cfs_layer_apply(t, p->records[i]) < 0) {
+			cfs_error_prefix("%s", layer_name(p->img, i, name_buf,
+							  sizeof(name_buf)));
+			p->errors[i] = xstrdup(cfs_strerror());
+			pthread_mutex_lock(&p->lock);
+			p->abort = true;
+			pthread_mutex_unlock(&p->lock);
+			return (ssize_t)i;
+		}
+	}
+	return -1;
+}
+
+static void save_cache(struct pipeline *p)
+{
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		if (p->state[i] != LAYER_READ || p->o->no_cache)
+			continue;
+		if (cfs_layer_cache_save(p->store, p->records[i]) < 0)
+			fprintf(stderr, "oci2cfs: warning: layer cache: %s\n",
+				cfs_strerror());
+	}
+}
+
+static int thread_count(const struct convert_opts *o, size_t todo)
+{
+	long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		n = 1;
+	return (int)((size_t)n < todo ? (size_t)n : todo);
+}
+
+static void pipeline_free(struct pipeline *p)
+{
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		cfs_layer_free(p->records[i]);
+		free(p->errors[i]);
+	}
+	free(p->records);
+	free(p->state);
+	free(p->errors);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+}
+
+int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
+		   struct cfs_store *store, struct cfs_tree *t,
+		   struct convert_stats *st)
+{
+	struct pipeline p = {o,
+			     img,
+			     store,
+			     NULL,
+			     NULL,
+			     NULL,
+			     false,
+			     PTHREAD_MUTEX_INITIALIZER,
+			     PTHREAD_COND_INITIALIZER};
+	size_t n = img->n_layers;
+	pthread_t *threads;
+	int n_threads;
+	ssize_t failed;
+
+	p.records = xcalloc(n, sizeof(*p.records));
+	p.state = xcalloc(n, sizeof(*p.state));
+	p.errors = xcalloc(n, sizeof(*p.errors));
+	st->layers = (unsigned int)n;
+	load_cached(&p, st);
+	n_threads = thread_count(o, n - st->cached_layers);
+	threads = xcalloc((size_t)n_threads + 1, sizeof(*threads));
+	for (int i = 0; i < n_threads; i++)
+		pthread_create(&threads[i], NULL, worker, &p);
+	failed = apply_all(&p, t);
+	for (int i = 0; i < n_threads; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	if (failed < 0) {
+		/* Objects get their names before anything refers to them. */
+		if (cfs_store_commit(store) < 0)
+			failed = (ssize_t)n;
+		else
+			save_cache(&p);
+	}
+	if (failed >= 0 && failed < (ssize_t)n)
+		cfs_error("%s", p.errors[failed]);
+	pipeline_free(&p);
+	return failed >= 0 ? -1 : 0;
+}
