@@ -94,3 +94,6 @@ clean:
 	rm -rf build
 
 .PHONY: all check bench install format clean
+
+# Kernel module, test kernel and the QEMU tier live in kernel/kernel.mk.
+-include kernel/kernel.mk
