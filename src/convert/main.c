@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* oci2cfs: OCI image -> object store + composefs manifest. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,27 @@ static int count_node(struct cfs_node *n, void *opaque)
 	return 0;
 }
 
+static struct cfs_store *volatile interrupt_store;
+static volatile sig_atomic_t interrupted;
+
+/* Stop storing objects; the main thread then cleans up and exits. */
+static void on_signal(int sig)
+{
+	interrupted = sig;
+	if (interrupt_store)
+		cfs_store_interrupt(interrupt_store);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static int convert(const struct convert_opts *o)
 {
 	struct cfs_oci_image *img = NULL;
@@ -183,11 +205,12 @@ static int convert(const struct convert_opts *o)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
 		goto out;
+	interrupt_store = store;
 	t = cfs_tree_new();
 	progress_start(o->verbose >= 0 && isatty(2), (unsigned)img->n_layers);
 	r = convert_layers(o, img, store, t, &st);
 	progress_end();
-	if (r < 0)
+	if (r < 0 || interrupted)
 		goto out;
 	r = -1;
 	cfs_tree_walk(t, count_node, &st);
@@ -201,6 +224,11 @@ static int convert(const struct convert_opts *o)
 		printf("%s\n%s\n", res.manifest_path, res.digest_hex);
 	r = 0;
 out:
+	interrupt_store = NULL;
+	if (interrupted)
+		r = -1;
+	if (r < 0 && interrupted)
+		cfs_error("interrupted by signal %d", (int)interrupted);
 	if (r < 0)
 		fprintf(stderr, "oci2cfs: %s: %s\n", o->image, cfs_strerror());
 	free(manifest);
@@ -220,5 +248,8 @@ int main(int argc, char **argv)
 		fputs("Try 'oci2cfs --help'.\n", stderr);
 		return 2;
 	}
-	return convert(&o) < 0 ? 1 : 0;
+	catch_signals();
+	if (convert(&o) < 0)
+		return interrupted ? 128 + interrupted : 1;
+	return 0;
 }

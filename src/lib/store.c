@@ -8,7 +8,10 @@
  */
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,7 +40,33 @@ struct cfs_store {
 	size_t n_pending, cap_pending;
 	struct cfs_store_stats stats;
 	bool verity_unsupported;
+	atomic_bool interrupted;
 };
+
+/*
+ * Temp objects are named obj.PID.XXXXXX: those of a converter that died
+ * (kill -9, power loss) are removed by the next one to open the store.
+ */
+static void remove_stale_tmp(int dirfd)
+{
+	int fd = openat(dirfd, ".tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		int pid;
+
+		if (sscanf(e->d_name, "obj.%d.", &pid) == 1 && pid > 0 &&
+		    kill(pid, 0) < 0 && errno == ESRCH)
+			unlinkat(fd, e->d_name, 0);
+	}
+	closedir(d);
+}
 
 int cfs_store_open(struct cfs_store **out, const char *dir,
 		   const struct cfs_store_opts *opts)
@@ -57,6 +86,7 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 		return -1;
 	}
 	s->dir = xstrdup(dir);
+	remove_stale_tmp(s->dirfd);
 	if (opts)
 		s->opts = *opts;
 	pthread_mutex_init(&s->lock, NULL);
@@ -385,9 +415,18 @@ static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 	return finish_object(s, t.fd, tmp, digest, size);
 }
 
+void cfs_store_interrupt(struct cfs_store *s)
+{
+	atomic_store(&s->interrupted, true);
+}
+
 int cfs_store_add_stream(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 			 uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
 {
+	if (atomic_load(&s->interrupted)) {
+		cfs_error("interrupted");
+		return -1;
+	}
 	if (size == 0) {
 		cfs_error("%s: empty objects are not stored", s->dir);
 		return -1;

@@ -57,6 +57,12 @@ int cfs_store_add_fd(struct cfs_store *s, int fd, uint64_t size,
 		     uint8_t digest[CFS_DIGEST_SIZE]);
 
 /*
+ * Makes later cfs_store_add_* calls fail with "interrupted"; safe to call
+ * from a signal handler (a lock-free atomic store).
+ */
+void cfs_store_interrupt(struct cfs_store *s);
+
+/*
  * Makes every object added so far durable (per the sync policy), enables
  * fs-verity on it, and gives it its final name. Must be called before a
  * manifest referencing the objects is written.
