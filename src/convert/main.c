@@ -210,7 +210,9 @@ static int convert(const struct convert_opts *o)
 	progress_start(o->verbose >= 0 && isatty(2), (unsigned)img->n_layers);
 	r = convert_layers(o, img, store, t, &st);
 	progress_end();
-	if (r < 0 || interrupted)
+	if (interrupted)
+		r = -1;
+	if (r < 0)
 		goto out;
 	r = -1;
 	cfs_tree_walk(t, count_node, &st);
@@ -225,8 +227,6 @@ static int convert(const struct convert_opts *o)
 	r = 0;
 out:
 	interrupt_store = NULL;
-	if (interrupted)
-		r = -1;
 	if (r < 0 && interrupted)
 		cfs_error("interrupted by signal %d", (int)interrupted);
 	if (r < 0)
