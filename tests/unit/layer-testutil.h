@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for the layer tests: building layer tars in memory with
+ * libarchive's writer, streaming them back, and scratch object stores.
+ */
+#ifndef CFS_LAYER_TESTUTIL_H
+#define CFS_LAYER_TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/evp.h>
+
+#include "layer.h"
+#include "store.h"
+#include "util.h"
+#include "verity.h"
+
+enum tb_filter { TB_NONE, TB_GZIP, TB_ZSTD };
+
+struct tb {
+	struct archive *a;
+	struct cfs_buf out;
+};
+
+static inline la_ssize_t tb_write_cb(struct archive *a, void *opaque,
+				     const void *buf, size_t n)
+{
+	cfs_buf_append(opaque, buf, n);
+	return n;
+}
+
+static inline void tb_begin(struct tb *t, enum tb_filter f)
+{
+	memset(t, 0, sizeof(*t));
+	t->a = archive_write_new();
+	archive_write_set_format_pax(t->a);
+	if (f == TB_GZIP)
+		archive_write_add_filter_gzip(t->a);
+	else if (f == TB_ZSTD)
+		archive_write_add_filter_zstd(t->a);
+	archive_write_set_bytes_in_last_block(t->a, 1);
+	archive_write_open(t->a, &t->out, NULL, tb_write_cb, NULL);
+}
+
+/* A new entry with mtime 1000.5; the caller adds to it, then tb_add(). */
+static inline struct archive_entry *tb_entry(const char *path, unsigned mode)
+{
+	struct archive_entry *e = archive_entry_new();
+
+	archive_entry_set_pathname(e, path);
+	archive_entry_set_mode(e, mode);
+	archive_entry_set_mtime(e, 1000, 500000000);
+	return e;
+}
+
+static inline void tb_add(struct tb *t, struct archive_entry *e,
+			  const void *data, size_t len)
+{
+	if (archive_write_header(t->a, e) != ARCHIVE_OK)
+		fprintf(stderr, "# write header: %s\n",
+			archive_error_string(t->a));
+	if (len)
+		archive_write_data(t->a, data, len);
+	archive_entry_free(e);
+}
+
+static inline void tb_file(struct tb *t, const char *path, unsigned mode,
+			   const void *data, size_t len)
+{
+	struct archive_entry *e = tb_entry(path, S_IFREG | mode);
+
+	archive_entry_set_size(e, len);
+	tb_add(t, e, data, len);
+}
+
+static inline void tb_dir(struct tb *t, const char *path, unsigned mode)
+{
+	tb_add(t, tb_entry(path, S_IFDIR | mode), NULL, 0);
+}
+
+static inline void tb_symlink(struct tb *t, const char *path,
+			      const char *target)
+{
+	struct archive_entry *e = tb_entry(path, S_IFLNK | 0777);
+
+	archive_entry_set_symlink(e, target);
+	tb_add(t, e, NULL, 0);
+}
+
+static inline void tb_hardlink(struct tb *t, const char *path,
+			       const char *target)
+{
+	struct archive_entry *e = tb_entry(path, S_IFREG | 0644);
+
+	archive_entry_set_hardlink(e, target);
+	tb_add(t, e, NULL, 0);
+}
+
+static inline void tb_dev(struct tb *t, const char *path, unsigned mode,
+			  unsigned major, unsigned minor)
+{
+	struct archive_entry *e = tb_entry(path, mode);
+
+	archive_entry_set_rdevmajor(e, major);
+	archive_entry_set_rdevminor(e, minor);
+	tb_add(t, e, NULL, 0);
+}
+
+/* Finishes the archive; the bytes are in t->out (caller frees). */
+static inline void tb_end(struct tb *t)
+{
+	archive_write_close(t->a);
+	archive_write_free(t->a);
+}
+
+/* A cfs_stream_fn over memory, in chunks of at most chunk bytes. */
+struct memsrc {
+	const uint8_t *p;
+	size_t len, off, chunk;
+	bool fail; /* return an error at the end instead of 0 */
+};
+
+static inline ssize_t memsrc_read(void *opaque, void *buf, size_t n)
+{
+	struct memsrc *m = opaque;
+
+	if (m->off == m->len && m->fail) {
+		cfs_error("blob: digest mismatch");
+		return -1;
+	}
+	if (n > m->len - m->off)
+		n = m->len - m->off;
+	if (m->chunk && n > m->chunk)
+		n = m->chunk;
+	memcpy(buf, m->p + m->off, n);
+	m->off += n;
+	return n;
+}
+
+static inline int read_mem(struct cfs_layer **out, const void *p, size_t len,
+			   const uint8_t *diff_id, struct cfs_store *s)
+{
+	struct memsrc m = {p, len, 0, 7777, false};
+
+	return cfs_layer_read(out, memsrc_read, &m, diff_id, s, "test", NULL,
+			      NULL);
+}
+
+static inline void sha256_mem(const void *p, size_t n, uint8_t out[32])
+{
+	EVP_Digest(p, n, out, NULL, EVP_sha256(), NULL);
+}
+
+static char store_dir[64];
+
+static inline struct cfs_store *scratch_store(void)
+{
+	struct cfs_store_opts o = {.sync = CFS_SYNC_NONE, .no_verity = true};
+	struct cfs_store *s;
+
+	strcpy(store_dir, "/tmp/cfs-test-XXXXXX");
+	if (!mkdtemp(store_dir) || cfs_store_open(&s, store_dir, &o) < 0) {
+		fprintf(stderr, "# scratch store: %s\n", cfs_strerror());
+		exit(2);
+	}
+	return s;
+}
+
+static inline void scratch_store_close(struct cfs_store *s)
+{
+	char cmd[128];
+
+	cfs_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", store_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# cannot remove %s\n", store_dir);
+}
+
+static inline const struct cfs_layer_entry *
+find_entry(const struct cfs_layer *l, const char *path, int kind)
+{
+	for (size_t i = 0; i < l->n_entries; i++)
+		if (l->entries[i].kind == kind &&
+		    strcmp(l->entries[i].path, path) == 0)
+			return &l->entries[i];
+	return NULL;
+}
+
+/* True if the store holds an object for digest with exactly this content. */
+static inline bool object_has(struct cfs_store *s, const uint8_t *digest,
+			      const void *data, size_t len)
+{
+	char obj[CFS_OBJECT_PATH_LEN + 1];
+	char *path;
+	uint8_t *got;
+	size_t got_len;
+	bool same;
+
+	cfs_object_path(obj, digest);
+	path = xasprintf("%s/%s", cfs_store_dir(s), obj);
+	if (cfs_read_file(path, &got, &got_len) < 0) {
+		free(path);
+		return false;
+	}
+	same = got_len == len && memcmp(got, data, len) == 0;
+	free(got);
+	free(path);
+	return same;
+}
+
+#endif
