@@ -11,7 +11,7 @@ SBINDIR ?= /sbin
 MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
-PKGS := libarchive json-c libcrypto libfsverity
+PKGS := libarchive json-c libcrypto libfsverity mount libcap
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
 
@@ -40,7 +40,9 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIBCFS := $(BUILD)/libcfs.a
 
 # tool name : source directory
-TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs
+TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper
+# (a tool whose directory has no sources yet is skipped)
+TOOLS := $(foreach t,$(TOOLS),$(if $(wildcard src/$(word 2,$(subst :, ,$(t)))/*.c),$(t)))
 TOOL_NAMES := $(foreach t,$(TOOLS),$(word 1,$(subst :, ,$(t))))
 TOOL_BINS := $(TOOL_NAMES:%=$(BUILD)/bin/%)
 
@@ -80,12 +82,19 @@ check: all
 bench: all
 	bench/run
 
+# mount(8) looks for helpers in /sbin, so mount.composefs goes to SBINDIR.
 install: $(TOOL_BINS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5
-	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(filter-out %/mount.composefs,$(TOOL_BINS)) \
+		$(DESTDIR)$(BINDIR)/
+	install -m 0755 $(filter %/mount.composefs,$(TOOL_BINS)) \
+		$(DESTDIR)$(SBINDIR)/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	for f in man/*.8; do [ -e "$$f" ] || continue; \
+		install -m 0644 "$$f" $(DESTDIR)$(MANDIR)/man8/; done
 
 format:
 	clang-format -i $$(git ls-files 'src/*.[ch]' 'tests/*.[ch]')
