@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rules.h"
 #include "util.h"
 
 static int corrupt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -98,37 +99,6 @@ static void decode_inode(const struct cfs_image *img, uint32_t ino,
 	get_ref(img, &d->digest, &out->digest, &len, ino, "");
 }
 
-static bool is_valid_type(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-	case S_IFREG:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		return true;
-	}
-	return false;
-}
-
-static bool backing_path_ok(const uint8_t *p, uint32_t len)
-{
-	uint32_t start = 0;
-
-	if (len < 1 || len > CFS_MAX_PATH || p[0] == '/' || memchr(p, 0, len))
-		return false;
-	for (uint32_t i = 0; i <= len; i++) {
-		if (i < len && p[i] != '/')
-			continue;
-		if (i - start == 2 && p[start] == '.' && p[start + 1] == '.')
-			return false;
-		start = i + 1;
-	}
-	return true;
-}
-
 static int check_refs(const struct cfs_image *img, uint32_t ino)
 {
 	const struct cfs_disk_inode *d = disk_inode(img, ino);
@@ -162,7 +132,8 @@ static int check_nondir(const struct cfs_image_inode *in)
 		if (in->size == 0 && (in->vdata_len || in->digest))
 			return corrupt("inode %u: empty file with backing data",
 				       in->ino);
-		if (in->size > 0 && !backing_path_ok(in->vdata, in->vdata_len))
+		if (in->size > 0 &&
+		    !cfs_backing_path_ok(in->vdata, in->vdata_len))
 			return corrupt("inode %u: bad backing path", in->ino);
 		return 0;
 	}
@@ -214,15 +185,6 @@ static int check_xattrs(const struct cfs_image_inode *in)
 	return 0;
 }
 
-static bool dirent_name_ok(const uint8_t *name, uint32_t len)
-{
-	if (len < 1 || memchr(name, '/', len) || memchr(name, 0, len))
-		return false;
-	if (len == 1 && name[0] == '.')
-		return false;
-	return !(len == 2 && name[0] == '.' && name[1] == '.');
-}
-
 struct shape {
 	uint32_t *refs;	   /* dirents naming each inode */
 	uint32_t *subdirs; /* subdirectories of each directory */
@@ -246,7 +208,7 @@ static int check_dirent(const struct cfs_image *img,
 	if ((uint64_t)names + name_off + de->name_len > in->vdata_len)
 		return corrupt("inode %u: dirent name out of bounds", in->ino);
 	de->name = (const char *)in->vdata + names + name_off;
-	if (!dirent_name_ok((const uint8_t *)de->name, de->name_len))
+	if (!cfs_name_ok(de->name, de->name_len))
 		return corrupt("inode %u: bad file name", in->ino);
 	if (prev && cfs_name_cmp(prev->name, prev->name_len, de->name,
 				 de->name_len) >= 0)
@@ -299,8 +261,8 @@ static int check_inode(const struct cfs_image *img, uint32_t ino,
 	if (check_refs(img, ino) < 0)
 		return -1;
 	decode_inode(img, ino, &in);
-	if (!is_valid_type(in.mode))
-		return corrupt("inode %u: invalid file type %o", ino, in.mode);
+	if (!cfs_mode_ok(in.mode))
+		return corrupt("inode %u: invalid mode %o", ino, in.mode);
 	if (in.mtime_nsec >= 1000000000 || in.ctime_nsec >= 1000000000)
 		return corrupt("inode %u: nanoseconds out of range", ino);
 	if (check_xattrs(&in) < 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rules.h"
 #include "util.h"
 
 #define NO_INO UINT32_MAX
@@ -24,7 +25,8 @@ struct blob_slot {
 };
 
 struct writer {
-	struct cfs_inode **inodes; /* by inode number */
+	struct cfs_inode **inodes;     /* by inode number */
+	const struct cfs_node **names; /* a name of each, for messages */
 	uint32_t n_inodes, cap_inodes;
 	struct cfs_buf vdata;
 	struct blob_slot *slots; /* dedup table, open addressing */
@@ -86,13 +88,18 @@ static void slots_grow(struct writer *w)
 	free(old);
 }
 
-static void add_inode(struct writer *w, struct cfs_inode *ino)
+static void add_inode(struct writer *w, const struct cfs_node *n)
 {
+	struct cfs_inode *ino = n->inode;
+
 	if (w->n_inodes == w->cap_inodes) {
 		w->cap_inodes = w->cap_inodes ? 2 * w->cap_inodes : 1024;
 		w->inodes =
 			xrealloc(w->inodes, w->cap_inodes * sizeof(*w->inodes));
+		w->names =
+			xrealloc(w->names, w->cap_inodes * sizeof(*w->names));
 	}
+	w->names[w->n_inodes] = n;
 	ino->ino = w->n_inodes;
 	w->inodes[w->n_inodes++] = ino;
 }
@@ -101,15 +108,6 @@ static int reset_ino(struct cfs_node *n, void *opaque)
 {
 	n->inode->ino = NO_INO;
 	return 0;
-}
-
-static bool name_ok(const struct cfs_node *n)
-{
-	if (n->name_len < 1 || n->name_len > CFS_MAX_NAME)
-		return false;
-	if (memchr(n->name, '/', n->name_len) || strlen(n->name) != n->name_len)
-		return false;
-	return strcmp(n->name, ".") != 0 && strcmp(n->name, "..") != 0;
 }
 
 static int tree_error(const struct cfs_node *n, const char *what)
@@ -125,7 +123,7 @@ static int tree_error(const struct cfs_node *n, const char *what)
 static int number_inodes(struct writer *w, struct cfs_tree *t)
 {
 	cfs_tree_walk(t, reset_ino, NULL);
-	add_inode(w, t->root->inode);
+	add_inode(w, t->root);
 	for (uint32_t q = 0; q < w->n_inodes; q++) {
 		struct cfs_inode *d = w->inodes[q];
 
@@ -134,7 +132,8 @@ static int number_inodes(struct writer *w, struct cfs_tree *t)
 		for (uint32_t i = 0; i < d->n_children; i++) {
 			struct cfs_node *c = d->children[i];
 
-			if (!name_ok(c))
+			if (!cfs_name_ok(c->name, c->name_len) ||
+			    strlen(c->name) != c->name_len)
 				return tree_error(c, "invalid file name");
 			if (c->inode->ino != NO_INO) {
 				if (S_ISDIR(c->inode->mode))
@@ -144,7 +143,7 @@ static int number_inodes(struct writer *w, struct cfs_tree *t)
 			}
 			if (w->n_inodes == UINT32_MAX - 1)
 				return tree_error(c, "too many inodes");
-			add_inode(w, c->inode);
+			add_inode(w, c);
 		}
 	}
 	return 0;
@@ -184,16 +183,16 @@ static void put_dir(struct writer *w, struct cfs_inode *d,
 	cfs_buf_free(&chunk);
 }
 
-static int put_xattrs(struct writer *w, const struct cfs_inode *ino,
-		      struct cfs_disk_inode *di)
+static const char *put_xattrs(struct writer *w, const struct cfs_inode *ino,
+			      struct cfs_disk_inode *di)
 {
 	struct cfs_buf chunk = {0};
 	__le16 n = htole16((uint16_t)ino->n_xattrs);
 
 	if (ino->n_xattrs == 0)
-		return 0;
+		return NULL;
 	if (ino->n_xattrs > CFS_MAX_XATTRS)
-		return -1;
+		return "too many xattrs";
 	cfs_buf_append(&chunk, &n, sizeof(n));
 	for (uint32_t i = 0; i < ino->n_xattrs; i++) {
 		const struct cfs_xattr *x = &ino->xattrs[i];
@@ -207,7 +206,7 @@ static int put_xattrs(struct writer *w, const struct cfs_inode *ino,
 		    x->value_len > CFS_MAX_XATTR_VALUE ||
 		    (i && strcmp(ino->xattrs[i - 1].key, x->key) >= 0)) {
 			cfs_buf_free(&chunk);
-			return -1;
+			return "invalid, unsorted or oversized xattr";
 		}
 		cfs_buf_append(&chunk, &e, sizeof(e));
 	}
@@ -220,20 +219,19 @@ static int put_xattrs(struct writer *w, const struct cfs_inode *ino,
 	put_blob(w, chunk.data, (uint32_t)chunk.len, CFS_VDATA_ALIGN,
 		 &di->xattrs);
 	cfs_buf_free(&chunk);
-	return 0;
+	return NULL;
 }
 
-static int put_payload(struct writer *w, const struct cfs_inode *ino,
-		       struct cfs_disk_inode *di)
+static const char *put_payload(struct writer *w, const struct cfs_inode *ino,
+			       struct cfs_disk_inode *di)
 {
 	size_t len = ino->payload ? strlen(ino->payload) : 0;
 
 	if (S_ISLNK(ino->mode) && (len < 1 || len > CFS_MAX_PATH))
-		return -1;
+		return "symlink target empty or longer than 4095 bytes";
 	if (S_ISREG(ino->mode)) {
-		if (ino->size > 0 &&
-		    (len < 1 || len > CFS_MAX_PATH || ino->payload[0] == '/'))
-			return -1;
+		if (ino->size > 0 && !cfs_backing_path_ok(ino->payload, len))
+			return "missing or invalid backing path";
 		if (ino->size == 0)
 			len = 0;
 	} else if (!S_ISLNK(ino->mode)) {
@@ -243,7 +241,7 @@ static int put_payload(struct writer *w, const struct cfs_inode *ino,
 		put_blob(w, ino->payload, (uint32_t)len, 1, &di->variable_data);
 	if (S_ISREG(ino->mode) && ino->size > 0 && ino->has_digest)
 		put_blob(w, ino->digest, CFS_DIGEST_SIZE, 1, &di->digest);
-	return 0;
+	return NULL;
 }
 
 static uint32_t count_subdirs(const struct cfs_inode *d)
@@ -255,17 +253,17 @@ static uint32_t count_subdirs(const struct cfs_inode *d)
 	return n;
 }
 
-static int put_inode(struct writer *w, struct cfs_inode *ino,
-		     struct cfs_disk_inode *di)
+/* Returns NULL, or why the inode cannot be written. */
+static const char *put_inode(struct writer *w, struct cfs_inode *ino,
+			     struct cfs_disk_inode *di)
 {
-	uint32_t type = ino->mode & S_IFMT;
 	bool dev = S_ISCHR(ino->mode) || S_ISBLK(ino->mode);
+	const char *why;
 
-	if (type != S_IFDIR && type != S_IFREG && type != S_IFLNK && !dev &&
-	    type != S_IFIFO && type != S_IFSOCK)
-		return -1;
+	if (!cfs_mode_ok(ino->mode))
+		return "invalid mode";
 	if (ino->mtime_nsec >= 1000000000)
-		return -1;
+		return "nanoseconds out of range";
 	memset(di, 0, sizeof(*di));
 	di->st_mode = htole32(ino->mode);
 	di->st_nlink = htole32(S_ISDIR(ino->mode) ? 2 + count_subdirs(ino)
@@ -282,8 +280,9 @@ static int put_inode(struct writer *w, struct cfs_inode *ino,
 	} else {
 		if (S_ISREG(ino->mode) || S_ISLNK(ino->mode))
 			di->st_size = htole64(ino->size);
-		if (put_payload(w, ino, di) < 0)
-			return -1;
+		why = put_payload(w, ino, di);
+		if (why)
+			return why;
 	}
 	return put_xattrs(w, ino, di);
 }
@@ -291,6 +290,7 @@ static int put_inode(struct writer *w, struct cfs_inode *ino,
 static void writer_free(struct writer *w)
 {
 	free(w->inodes);
+	free(w->names);
 	free(w->slots);
 	cfs_buf_free(&w->vdata);
 }
@@ -309,12 +309,10 @@ int cfs_image_build(struct cfs_tree *t, uint8_t **out, size_t *out_len)
 	}
 	table = xcalloc(w.n_inodes, sizeof(*table));
 	for (uint32_t i = 0; i < w.n_inodes; i++) {
-		if (put_inode(&w, w.inodes[i], &table[i]) < 0) {
-			/* Find a name for the message: any node will do. */
-			cfs_error(
-				"inode %u (mode %o): invalid metadata for the "
-				"format (payload, xattrs or times)",
-				i, w.inodes[i]->mode);
+		const char *why = put_inode(&w, w.inodes[i], &table[i]);
+
+		if (why) {
+			tree_error(w.names[i], why);
 			free(table);
 			writer_free(&w);
 			return -1;
