@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/* cfs-info objects and missing-objects: the backing files images need. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump-escape.h"
+#include "info.h"
+#include "util.h"
+
+struct object_list {
+	char **paths;
+	size_t n, cap;
+};
+
+static void collect_one(const char *path, size_t path_len,
+			const struct cfs_image_inode *ino, void *opaque)
+{
+	struct object_list *l = opaque;
+
+	if (!S_ISREG(ino->mode) || ino->vdata_len == 0)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->paths = xrealloc(l->paths, l->cap * sizeof(char *));
+	}
+	l->paths[l->n++] = xstrndup((const char *)ino->vdata, ino->vdata_len);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collects the backing paths of all images, sorted and unique. */
+static int collect(char **images, int n, struct object_list *l)
+{
+	size_t out = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct info_image ii;
+
+		if (info_open(&ii, images[i]) < 0)
+			return -1;
+		info_walk(&ii.img, collect_one, l);
+		info_close(&ii);
+	}
+	if (l->n)
+		qsort(l->paths, l->n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < l->n; i++) {
+		if (out > 0 && strcmp(l->paths[out - 1], l->paths[i]) == 0)
+			free(l->paths[i]);
+		else
+			l->paths[out++] = l->paths[i];
+	}
+	l->n = out;
+	return 0;
+}
+
+static void free_list(struct object_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+}
+
+static void print_path(const char *p)
+{
+	cfs_dump_escape(stdout, p, strlen(p), 0);
+	putchar('\n');
+}
+
+int cmd_objects(int argc, char **argv)
+{
+	struct object_list l = {0};
+	int ret = 0;
+
+	if (need_operands(argc, 1, 1, "objects") < 0)
+		return 2;
+	if (collect(argv + 1, argc - 1, &l) < 0)
+		ret = 1;
+	for (size_t i = 0; ret == 0 && i < l.n; i++)
+		print_path(l.paths[i]);
+	free_list(&l);
+	return ret;
+}
+
+/* 1 if present, 0 if missing, -1 on another error (printed). */
+static int object_present(int dfd, const char *base, const char *path)
+{
+	struct stat st;
+
+	if (fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return 0;
+	fprintf(stderr, "%s: %s/%s: %s\n", TOOL, base, path, strerror(errno));
+	return -1;
+}
+
+static int print_missing(const char *basedir, struct object_list *l)
+{
+	int dfd = open(basedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret = 0;
+
+	if (dfd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", TOOL, basedir, strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		int r = object_present(dfd, basedir, l->paths[i]);
+
+		if (r < 0)
+			ret = 1;
+		else if (r == 0)
+			print_path(l->paths[i]);
+	}
+	close(dfd);
+	return ret;
+}
+
+int cmd_missing_objects(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"basedir", required_argument, NULL, 'b'},
+		{NULL, 0, NULL, 0},
+	};
+	struct object_list l = {0};
+	const char *basedir = NULL;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+b:", opts, NULL)) != -1) {
+		if (c != 'b')
+			return 2;
+		basedir = optarg;
+	}
+	if (!basedir) {
+		fprintf(stderr, "%s: missing-objects needs --basedir DIR\n",
+			TOOL);
+		return 2;
+	}
+	if (need_operands(argc, optind, 1, "missing-objects") < 0)
+		return 2;
+	ret = collect(argv + optind, argc - optind, &l) < 0
+		      ? 1
+		      : print_missing(basedir, &l);
+	free_list(&l);
+	return ret;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* cfs-info: shared helpers of the subcommands. */
+#ifndef CFS_INFO_H
+#define CFS_INFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+
+#define TOOL "cfs-info"
+
+/* An image opened from a file, or from stdin for "-". */
+struct info_image {
+	struct cfs_image img;
+	const char *name;
+	uint8_t *buf; /* stdin contents, else NULL */
+};
+
+/* Opens and validates; prints "cfs-info: NAME: MESSAGE" on failure. */
+int info_open(struct info_image *ii, const char *path);
+void info_close(struct info_image *ii);
+
+/* Called for every name in the image, depth first, in name order. */
+typedef void (*info_walk_fn)(const char *path, size_t path_len,
+			     const struct cfs_image_inode *ino, void *opaque);
+void info_walk(const struct cfs_image *img, info_walk_fn fn, void *opaque);
+
+/* Subcommands; argv[0] is the subcommand name. Return the exit status. */
+int cmd_dump(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_objects(int argc, char **argv);
+int cmd_missing_objects(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+
+/* Checks that argv holds at least min operands after option parsing. */
+int need_operands(int argc, int optind_, int min, const char *cmd);
+
+#endif

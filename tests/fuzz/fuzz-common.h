@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the libFuzzer harnesses. */
+#ifndef CFS_FUZZ_COMMON_H
+#define CFS_FUZZ_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "image.h"
+#include "util.h"
+
+/* A broken invariant: report it and crash so libFuzzer keeps the input. */
+#define fuzz_assert(cond)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "assertion failed: %s (%s)\n", #cond,  \
+				cfs_strerror());                               \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+/* Dumps a validated image into a malloc'ed buffer. */
+static inline char *fuzz_dump(const struct cfs_image *img, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	fuzz_assert(f != NULL);
+	fuzz_assert(cfs_dump_image(img, f) == 0);
+	fclose(f);
+	return text;
+}
+
+/* Builds an image from a tree (freed); must succeed. */
+static inline uint8_t *fuzz_build(struct cfs_tree *t, size_t *len)
+{
+	uint8_t *out = NULL;
+	int r;
+
+	fuzz_assert(t != NULL);
+	r = cfs_image_build(t, &out, len);
+	cfs_tree_free(t);
+	fuzz_assert(r == 0);
+	return out;
+}
+
+/* Parses a dump (must succeed), builds it, checks the bytes equal want. */
+static inline void fuzz_check_rebuild(const char *text, size_t text_len,
+				      const uint8_t *want, size_t want_len)
+{
+	size_t len = 0;
+	uint8_t *got = fuzz_build(cfs_dump_parse(text, text_len, "dump"), &len);
+
+	fuzz_assert(len == want_len && memcmp(got, want, len) == 0);
+	free(got);
+}
+
+#endif
