@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for the bash integration tests (TAP, run under prove).
+# Source it: . "$(dirname "$0")/lib.sh"
+#   ok STATUS NAME        pass if STATUS is 0 (e.g. `cmp a b; ok $? "same"`)
+#   is GOT WANT NAME      pass if the strings are equal
+#   skip N REASON         N skipped tests
+#   diag MSG... / diag_file FILE [MAX]   comments on stderr
+#   plan N / plan_skip_all REASON / done_testing
+#   at_exit CMD           run CMD (eval) when the test exits (LIFO)
+# Sets TOP (repo), CFS_BIN (default TOP/build/bin), TMP (removed at exit).
+
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CFS_BIN=${CFS_BIN:-$TOP/build/bin}
+REFDUMP=$TOP/tests/integration/refdump.py
+_tap_n=0
+_tap_failed=0
+_tap_planned=
+_tap_exit_cmds=()
+
+_tap_cleanup() {
+	local i
+	for ((i = ${#_tap_exit_cmds[@]} - 1; i >= 0; i--)); do
+		eval "${_tap_exit_cmds[i]}" || true
+	done
+	[ -n "${TMP:-}" ] && rm -rf "$TMP"
+}
+trap _tap_cleanup EXIT
+trap 'exit 130' INT TERM
+
+at_exit() { _tap_exit_cmds+=("$*"); }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cfs-it.XXXXXX")
+
+plan() {
+	_tap_planned=$1
+	echo "1..$1"
+}
+
+plan_skip_all() {
+	echo "1..0 # SKIP $*"
+	echo "# SKIPPED: $*" >&2
+	exit 0
+}
+
+diag() {
+	local line
+	printf '%s\n' "$*" | while IFS= read -r line; do
+		echo "# $line" >&2
+	done
+}
+
+diag_file() { # FILE [MAX_LINES]
+	local line
+	head -n "${2:-60}" "$1" | while IFS= read -r line; do
+		echo "#   $line" >&2
+	done
+}
+
+ok() { # STATUS NAME
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_tap_n - $2"
+		return 0
+	fi
+	echo "not ok $_tap_n - $2"
+	_tap_failed=$((_tap_failed + 1))
+	return 1
+}
+
+is() { # GOT WANT NAME
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+		return 0
+	fi
+	ok 1 "$3"
+	diag "     got: '$1'" "expected: '$2'"
+	return 1
+}
+
+skip() { # N REASON
+	local i
+	for ((i = 0; i < $1; i++)); do
+		_tap_n=$((_tap_n + 1))
+		echo "ok $_tap_n # SKIP $2"
+	done
+}
+
+bail() {
+	echo "Bail out! $*"
+	exit 255
+}
+
+done_testing() {
+	[ -z "$_tap_planned" ] && echo "1..$_tap_n"
+	[ "$_tap_failed" -eq 0 ]
+	exit $?
+}
+
+# Fails (not skips) when a tool under test is not built: the tests exist to
+# be run, a missing binary is an error of the build.
+require_cfs_tools() { # NAME...
+	local t missing=
+	for t in "$@"; do
+		[ -x "$CFS_BIN/$t" ] || missing="$missing $t"
+	done
+	[ -z "$missing" ] && return 0
+	echo "1..1"
+	echo "not ok 1 - ${missing# } not built (looked in $CFS_BIN; run make)"
+	exit 1
+}
+
+require_root() { # REASON
+	[ "$(id -u)" -eq 0 ] || plan_skip_all "must run as root: $*"
+}
+
+require_host_tools() { # NAME...
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || plan_skip_all "$t is not installed"
+	done
+}
+
+# Builds the fixtures (once per checkout; build.sh is idempotent and a lock
+# keeps parallel tests from racing) and sets FX to their directory.
+build_fixtures() {
+	FX=${CFS_FIXTURES:-$TOP/oci-fixtures/out}
+	mkdir -p "$FX"
+	if ! flock "$FX/.lock" "$TOP/oci-fixtures/build.sh" "$FX" \
+		>"$TMP/fixtures.log" 2>&1; then
+		diag "oci-fixtures/build.sh failed:"
+		diag_file "$TMP/fixtures.log"
+		bail "cannot build the fixtures"
+	fi
+}
+
+# Config digest (hex) of a tagged image in an OCI layout.
+config_hex() { # LAYOUT TAG
+	python3 - "$1" "$2" <<'EOF'
+import json, os, sys
+lay, tag = sys.argv[1:]
+def blob(d):
+    return open(os.path.join(lay, "blobs", *d.split(":")), "rb").read()
+idx = json.load(open(os.path.join(lay, "index.json")))
+m = [m for m in idx["manifests"]
+     if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == tag][0]
+print(json.loads(blob(m["digest"]))["config"]["digest"].split(":")[1])
+EOF
+}
+
+# Objects of a store: files named DIR/xx/yyyy... (62 hex), one per line.
+store_objects() { # STORE
+	find "$1" -mindepth 2 -maxdepth 2 -type f \
+		-regextype posix-extended \
+		-regex '.*/[0-9a-f]{2}/[0-9a-f]{62}' | sort
+}
+
+# Prints every object whose name is not its fs-verity digest; status 1 if any.
+store_mismatches() { # STORE
+	store_objects "$1" | xargs -r -d '\n' fsverity digest \
+		--hash-alg=sha256 --block-size=4096 |
+		awk '{ d = substr($1, 8); n = $2; sub(/.*\//, "", n);
+		       p = $2; sub(/\/[^\/]*$/, "", p); sub(/.*\//, "", p);
+		       if (p n != d) { print $2 " has digest " d; bad = 1 } }
+		     END { exit bad }'
+}
+
+# The dump of a manifest, normalised like the reference.
+cfs_dump_normalised() { # MANIFEST OUT
+	"$CFS_BIN/cfs-info" dump "$1" >"$2.raw" &&
+		python3 "$REFDUMP" --normalise-dump "$2.raw" >"$2"
+}
+
+# The reference dump of a tagged image: umoci unpack + refdump.py. Cached
+# in FX/refcache under a key of the manifest digest, refdump.py and umoci's
+# version, so a rebuilt but unchanged fixture is not unpacked again.
+reference_dump() { # LAYOUT TAG OUT
+	local b=$TMP/unpack/$2 key cache st
+	key=$({ python3 - "$1" "$2" <<'EOF'
+import json, os, sys
+idx = json.load(open(os.path.join(sys.argv[1], "index.json")))
+print([m["digest"] for m in idx["manifests"] if m.get("annotations", {})
+       .get("org.opencontainers.image.ref.name") == sys.argv[2]][0])
+EOF
+		cat "$REFDUMP"
+		umoci --version
+	} | sha256sum | cut -c1-32)
+	cache=${FX:-$TMP}/refcache/$2.$key
+	if [ -f "$cache" ]; then
+		cp "$cache" "$3"
+		return 0
+	fi
+	rm -rf "$b"
+	mkdir -p "$TMP/unpack" "$(dirname "$cache")"
+	umoci unpack --image "$1:$2" "$b" >"$b.log" 2>&1 &&
+		python3 "$REFDUMP" --normalise "$b/rootfs" >"$3"
+	st=$?
+	[ $st -ne 0 ] && diag_file "$b.log" 20
+	[ $st -eq 0 ] && cp "$3" "$cache.part" && mv "$cache.part" "$cache"
+	rm -rf "$b"
+	return $st
+}
