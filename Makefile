@@ -11,7 +11,7 @@ SBINDIR ?= /sbin
 MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
-PKGS := libarchive json-c libcrypto libfsverity mount libcap
+PKGS := libarchive json-c libcrypto libfsverity mount libcap zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
 
@@ -91,6 +91,7 @@ install: $(TOOL_BINS)
 		$(DESTDIR)$(BINDIR)/
 	install -m 0755 $(filter %/mount.composefs,$(TOOL_BINS)) \
 		$(DESTDIR)$(SBINDIR)/
+	ln -sf mount.composefs $(DESTDIR)$(SBINDIR)/umount.composefs
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	for f in man/*.8; do [ -e "$$f" ] || continue; \

@@ -213,9 +213,10 @@ static int apply_whiteout(struct apply *a, const struct cfs_layer_entry *e)
 	struct cfs_node *dir;
 	const char *name;
 
-	if (resolve_parent(a, e->path, true, &dir, &name) < 0)
+	if (resolve_parent(a, e->path, false, &dir, &name) < 0)
 		return -1;
-	cfs_dir_unlink(dir, name, strlen(name));
+	if (dir && S_ISDIR(dir->inode->mode))
+		cfs_dir_unlink(dir, name, strlen(name));
 	return 0;
 }
 
@@ -224,9 +225,10 @@ static int apply_opaque(struct apply *a, const struct cfs_layer_entry *e)
 	struct cfs_node *dir;
 
 	a->nlinks = 0;
-	if (walk(a, a->t->root, e->path, strlen(e->path), true, &dir) < 0)
+	if (walk(a, a->t->root, e->path, strlen(e->path), false, &dir) < 0)
 		return -1;
-	cfs_dir_clear(dir);
+	if (dir && S_ISDIR(dir->inode->mode))
+		cfs_dir_clear(dir);
 	return 0;
 }
 
@@ -269,12 +271,22 @@ static int entry_failed(const struct cfs_layer_entry *e)
 	return -1;
 }
 
-static int apply_opaques(struct apply *a, const struct cfs_layer *l)
+/*
+ * Whiteouts and opaque markers hide only what lower layers hold, never an
+ * entry of their own layer, wherever they sit in the tar: so they are all
+ * applied first, and only to what exists (nothing is created for them).
+ */
+static int apply_hiding(struct apply *a, const struct cfs_layer *l)
 {
 	for (size_t i = 0; i < l->n_entries; i++) {
 		const struct cfs_layer_entry *e = &l->entries[i];
+		int r = 0;
 
-		if (e->kind == CFS_ENTRY_OPAQUE && apply_opaque(a, e) < 0)
+		if (e->kind == CFS_ENTRY_OPAQUE)
+			r = apply_opaque(a, e);
+		else if (e->kind == CFS_ENTRY_WHITEOUT)
+			r = apply_whiteout(a, e);
+		if (r < 0)
 			return entry_failed(e);
 	}
 	return 0;
@@ -285,12 +297,11 @@ static int apply_entry(struct apply *a, const struct cfs_layer_entry *e)
 	switch (e->kind) {
 	case CFS_ENTRY_NODE:
 		return apply_node(a, e);
-	case CFS_ENTRY_WHITEOUT:
-		return apply_whiteout(a, e);
 	case CFS_ENTRY_HARDLINK:
 		return apply_hardlink(a, e);
+	case CFS_ENTRY_WHITEOUT:
 	case CFS_ENTRY_OPAQUE:
-		return 0;
+		return 0; /* applied first, by apply_hiding */
 	}
 	cfs_error("unknown entry kind %u", e->kind);
 	return -1;
@@ -331,7 +342,7 @@ int cfs_layer_apply(struct cfs_tree *t, const struct cfs_layer *l)
 {
 	struct apply a = {.t = t};
 	size_t *deferred = NULL, n_deferred = 0;
-	int rc = apply_opaques(&a, l);
+	int rc = apply_hiding(&a, l);
 
 	for (size_t i = 0; rc == 0 && i < l->n_entries; i++) {
 		int r = apply_entry(&a, &l->entries[i]);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reading one layer tar into a layer record. Two libarchive readers are
- * chained: "raw" undoes any compression (detected by magic), and its output
- * is both hashed (the DiffID covers every uncompressed byte, including any
+ * Reading one layer tar into a layer record. Two readers are chained: the
+ * first undoes any compression (detected by magic: gzip through zlib, see
+ * gunzip.h; zstd and others through libarchive's "raw" format), and its
+ * output is both hashed (the DiffID covers every uncompressed byte, including any
  * after the tar end marker) and fed to a "tar" reader. Regular file data
  * goes straight from the tar reader into the object store.
  */
@@ -16,6 +17,7 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 
+#include "gunzip.h"
 #include "layer-path.h"
 #include "layer.h"
 #include "util.h"
@@ -29,6 +31,8 @@ struct reader {
 	const char *name;
 	uint8_t *inbuf;
 	struct archive *raw, *tar;
+	struct cfs_gunzip *gz; /* gzip layers: instead of raw */
+	size_t peeked;	       /* first input block, read to sniff magic */
 	EVP_MD_CTX *sha;
 	uint64_t in_bytes, bytes, next_progress;
 	cfs_progress_fn progress;
@@ -52,18 +56,41 @@ static void set_once(char **slot, const char *msg)
 		*slot = xstrdup(msg ? msg : "unknown error");
 }
 
+static ssize_t source_next(struct reader *r, const uint8_t **buf)
+{
+	ssize_t n;
+
+	*buf = r->inbuf;
+	if (r->peeked) {
+		n = (ssize_t)r->peeked;
+		r->peeked = 0;
+		return n;
+	}
+	n = r->fn(r->opaque, r->inbuf, IN_BLOCK);
+	if (n < 0)
+		set_once(&r->src_err, cfs_strerror());
+	else
+		r->in_bytes += (uint64_t)n;
+	return n;
+}
+
+static ssize_t gunzip_src(void *opaque, const uint8_t **buf)
+{
+	return source_next(opaque, buf);
+}
+
 static la_ssize_t source_read(struct archive *a, void *opaque, const void **buf)
 {
 	struct reader *r = opaque;
-	ssize_t n = r->fn(r->opaque, r->inbuf, IN_BLOCK);
+	const uint8_t *p;
+	ssize_t n = source_next(r, &p);
 
 	if (n < 0) {
 		set_once(&r->src_err, cfs_strerror());
-		archive_set_error(a, EIO, "%s", cfs_strerror());
+		archive_set_error(a, EIO, "%s", r->src_err);
 		return ARCHIVE_FATAL;
 	}
-	*buf = r->inbuf;
-	r->in_bytes += n;
+	*buf = p;
 	return n;
 }
 
@@ -81,8 +108,17 @@ static void account(struct reader *r, const void *p, size_t n)
 static int raw_next(struct reader *r, const void **p, size_t *n)
 {
 	la_int64_t off;
-	int rc = archive_read_data_block(r->raw, p, n, &off);
+	int rc;
 
+	if (r->gz) {
+		rc = cfs_gunzip_next(r->gz, p, n);
+		if (rc < 0)
+			set_once(&r->src_err, cfs_strerror());
+		if (rc == 1)
+			account(r, *p, *n);
+		return rc;
+	}
+	rc = archive_read_data_block(r->raw, p, n, &off);
 	if (rc == ARCHIVE_EOF)
 		return 0;
 	if (rc < ARCHIVE_WARN) {
@@ -133,11 +169,27 @@ static int drain(struct reader *r)
 	}
 }
 
+/* Reads the first block and picks the decompressor by its magic. */
 static int open_raw(struct reader *r)
 {
 	struct archive_entry *e;
+	ssize_t n = r->fn(r->opaque, r->inbuf, IN_BLOCK);
 	int rc;
 
+	if (n < 0) {
+		set_once(&r->src_err, cfs_strerror());
+		return -1;
+	}
+	r->peeked = (size_t)n;
+	r->in_bytes = (uint64_t)n;
+	if (cfs_is_gzip(r->inbuf, r->peeked)) {
+		r->gz = cfs_gunzip_new(gunzip_src, r);
+		if (!r->gz) {
+			cfs_error("cannot set up gzip decompression");
+			return -1;
+		}
+		return 0;
+	}
 	r->raw = archive_read_new();
 	if (!r->raw) {
 		cfs_error("out of memory");
@@ -170,7 +222,10 @@ static int open_tar(struct reader *r)
 	archive_read_set_read_callback(r->tar, tar_read);
 	archive_read_set_callback_data(r->tar, r);
 	if (archive_read_open1(r->tar) < ARCHIVE_WARN) {
-		cfs_error("corrupt tar: %s", archive_msg(r->tar));
+		if (r->src_err)
+			cfs_error("%s", r->src_err);
+		else
+			cfs_error("corrupt tar: %s", archive_msg(r->tar));
 		return -1;
 	}
 	return 0;
@@ -244,6 +299,13 @@ static int read_xattrs(struct archive_entry *e, struct cfs_layer_entry *le)
 	lens = xcalloc(n, sizeof(*lens));
 	while (i < n &&
 	       archive_entry_xattr_next(e, &key, &value, &size) == ARCHIVE_OK) {
+		/*
+		 * A PAX record with an empty value deletes the keyword
+		 * (POSIX pax rules); Go's archive/tar, and so umoci and the
+		 * container engines, drop such xattrs. Do the same.
+		 */
+		if (size == 0)
+			continue;
 		if (key[0] == '\0' || strlen(key) > CFS_NAME_MAX ||
 		    size > UINT16_MAX) {
 			cfs_error("xattr %s: key or value too long", key);
@@ -530,6 +592,7 @@ int cfs_layer_read(struct cfs_layer **out, cfs_stream_fn fn, void *opaque,
 		archive_read_free(r.tar);
 	if (r.raw)
 		archive_read_free(r.raw);
+	cfs_gunzip_free(r.gz);
 	EVP_MD_CTX_free(r.sha);
 	free(r.inbuf);
 	free(r.src_err);

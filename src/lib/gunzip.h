@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gzip decompression with zlib. libarchive's gzip filter does not check the
+ * gzip trailer (CRC-32 and length), so a layer with a damaged trailer would
+ * pass; zlib's inflate checks both, for every member of a multi-member file.
+ */
+#ifndef CFS_GUNZIP_H
+#define CFS_GUNZIP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Next chunk of compressed input: bytes (>0), 0 at the end, -1 on error. */
+typedef ssize_t (*cfs_gunzip_src)(void *opaque, const uint8_t **buf);
+
+struct cfs_gunzip;
+
+struct cfs_gunzip *cfs_gunzip_new(cfs_gunzip_src src, void *opaque);
+void cfs_gunzip_free(struct cfs_gunzip *g);
+/*
+ * Next block of output: 1 with p and n set, 0 at the end of the last member,
+ * -1 on error (cfs_error set; a source error keeps the source's message).
+ */
+int cfs_gunzip_next(struct cfs_gunzip *g, const void **p, size_t *n);
+
+static inline bool cfs_is_gzip(const uint8_t *p, size_t n)
+{
+	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+#endif
