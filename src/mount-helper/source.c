@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SOURCE: an image path, or NAME under <store>/refs/; then the image
+ * itself (a valid composefs image of a supported version) and its
+ * fs-verity digest against digest= / verity.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "mount-helper.h"
+#include "util.h"
+#include "verity.h"
+
+/* A ref name: relative, no empty, "." or ".." component. */
+static bool ref_name_ok(const char *name)
+{
+	const char *p = name;
+
+	if (!*name || *name == '/')
+		return false;
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (len == 0 || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += len + (p[len] == '/');
+	}
+	return name[strlen(name) - 1] != '/';
+}
+
+static int resolve_store(struct mh_request *r)
+{
+	struct mh_opts *o = r->opts;
+	char *real = realpath(o->store, NULL);
+	struct stat st;
+
+	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		int e = real ? ENOTDIR : errno;
+
+		free(real);
+		return mh_fail(MNT_EX_FAIL, r->source_arg, "store %s: %s",
+			       o->store, strerror(e));
+	}
+	free(o->store);
+	o->store = real;
+	if (!o->basedir)
+		o->basedir = xstrdup(real);
+	return 0;
+}
+
+static int resolve_ref(struct mh_request *r)
+{
+	const char *name = r->source_arg, *store = r->opts->store;
+	char *ref;
+	struct stat st;
+	int rc = 0;
+
+	if (!ref_name_ok(name))
+		return mh_fail(MNT_EX_USAGE, name, "not a valid image name");
+	ref = xasprintf("%s/refs/%s", store, name);
+	if (lstat(ref, &st) < 0)
+		rc = mh_fail(MNT_EX_FAIL, name,
+			     "no image of that name in %s/refs", store);
+	else if (!(r->image = realpath(ref, NULL)))
+		rc = mh_fail(MNT_EX_FAIL, name, "%s: broken ref: %s", ref,
+			     strerror(errno));
+	free(ref);
+	return rc;
+}
+
+int mh_resolve_source(struct mh_request *r)
+{
+	int rc = 0;
+
+	if (r->opts->store)
+		rc = resolve_store(r);
+	if (rc)
+		return rc;
+	if (r->opts->store && r->source_arg[0] != '/')
+		return resolve_ref(r);
+	r->image = realpath(r->source_arg, NULL);
+	if (!r->image)
+		return mh_fail(MNT_EX_FAIL, r->source_arg,
+			       errno == ENOENT ? "image does not exist" : "%s",
+			       strerror(errno));
+	return 0;
+}
+
+/* The enabled fs-verity digest of the image, hex; -1 after the message. */
+static int measure(struct mh_request *r, const char *why, char *hex)
+{
+	uint8_t d[CFS_DIGEST_SIZE];
+	int fd = open(r->image, O_RDONLY | O_CLOEXEC);
+	int rc = fd < 0 ? -1 : cfs_verity_measure(fd, d);
+	int e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0) {
+		cfs_hex(hex, d, CFS_DIGEST_SIZE);
+		return 0;
+	}
+	if (fd >= 0 && (e == ENODATA || e == ENOTTY || e == EOPNOTSUPP))
+		return mh_fail(MNT_EX_FAIL, r->image,
+			       "fs-verity is not enabled on the image, so %s "
+			       "cannot be checked (fsverity enable %s, on a "
+			       "filesystem with verity)",
+			       why, r->image);
+	return mh_fail(MNT_EX_FAIL, r->image,
+		       "cannot measure the fs-verity digest: %s", strerror(e));
+}
+
+static int check_digest(struct mh_request *r)
+{
+	const struct mh_opts *o = r->opts;
+	char hex[2 * CFS_DIGEST_SIZE + 1];
+	int rc;
+
+	if (!o->verity && !o->digest)
+		return 0;
+	rc = measure(r, o->digest ? "digest=" : "verity", hex);
+	if (rc)
+		return rc;
+	if (o->digest && strcmp(hex, o->digest) != 0)
+		return mh_fail(MNT_EX_FAIL, r->image,
+			       "fs-verity digest %s does not match digest=%s",
+			       hex, o->digest);
+	r->digest = xstrdup(hex);
+	return 0;
+}
+
+int mh_check_image(struct mh_request *r)
+{
+	struct cfs_image img;
+
+	if (cfs_image_open_file(&img, r->image) < 0)
+		/* cfs_strerror() starts with the path */
+		return mh_fail(MNT_EX_FAIL, NULL, "%s", cfs_strerror());
+	cfs_image_close(&img);
+	r->verity_check = r->opts->verity ? 2 : r->opts->verity_check;
+	return check_digest(r);
+}
