@@ -76,6 +76,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBCFS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
+# For scripts that build with another compiler (tests/fuzz/run).
+print-pkgs:
+	@echo $(PKGS)
+
 check: all
 	tests/run
 
@@ -103,7 +107,7 @@ format:
 clean:
 	rm -rf build
 
-.PHONY: all check bench install format clean
+.PHONY: all check bench install format clean print-pkgs
 
 # Kernel module, test kernel and the QEMU tier live in kernel/kernel.mk.
 -include kernel/kernel.mk
