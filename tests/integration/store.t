@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The object store under stress: converters running at once on one store,
+# converters killed with SIGKILL or stopped with SIGTERM mid-way, and
+# --require-verity where the filesystem has no fs-verity.
+. "$(dirname "$0")/lib.sh"
+
+require_cfs_tools oci2cfs cfs-info
+require_root "fixtures are built and unpacked as root"
+require_host_tools fsverity python3 skopeo zstd
+build_fixtures
+plan 16
+
+L=$FX/layout
+convert() { # STORE TAG [ARGS...]
+	local s=$1 tag=$2
+	shift 2
+	"$CFS_BIN/oci2cfs" "$L" --ref "$tag" --store "$s" -q "$@"
+}
+tmp_files() { find "$1/.tmp" -type f | wc -l; }
+
+# --- concurrent converters -------------------------------------------------
+S=$TMP/shared
+tags=(realistic shared-a shared-b realistic whiteout shared-a)
+pids=()
+for i in "${!tags[@]}"; do
+	convert "$S" "${tags[i]}" --no-cache --sync=batch \
+		>"$TMP/c$i.out" 2>"$TMP/c$i.err" &
+	pids+=($!)
+done
+fails=0
+for i in "${!pids[@]}"; do
+	wait "${pids[i]}" || { fails=$((fails + 1)); diag_file "$TMP/c$i.err"; }
+done
+is "$fails" 0 "six converters at once on one store all succeed"
+bad=$(store_mismatches "$S")
+ok $? "every object is named by its digest after concurrent runs"
+[ -n "$bad" ] && diag "$bad"
+is "$(tmp_files "$S")" 0 "no temp files left by concurrent runs"
+R=$TMP/sequential
+for t in realistic shared-a shared-b whiteout; do
+	convert "$R" "$t" --no-cache --sync=none >/dev/null
+done
+same=0
+for i in "${!tags[@]}"; do
+	m=$(sed -n 1p "$TMP/c$i.out")
+	cmp -s "$m" "$R/images/$(basename "$m")" || same=1
+done
+ok $same "manifests equal those of one-at-a-time conversions"
+is "$(store_objects "$S" | sed "s|^$S/||")" \
+	"$(store_objects "$R" | sed "s|^$R/||")" \
+	"the shared store holds exactly the objects of sequential runs"
+missing=$(for m in "$S"/images/*.cfs; do
+	"$CFS_BIN/cfs-info" missing-objects --basedir "$S" "$m"; done)
+is "$missing" "" "no manifest references a missing object"
+
+# --- SIGKILL at various points ----------------------------------------------
+K=$TMP/killed
+killed=0
+for delay in 0.05 0.1 0.2 0.3 0.5 0.8; do
+	convert "$K" realistic --no-cache --sync=batch >/dev/null 2>&1 &
+	pid=$!
+	sleep "$delay"
+	kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1))
+	wait "$pid" 2>/dev/null
+	# Every final name must hold a whole object, whenever the kill came.
+	store_mismatches "$K" >"$TMP/k.bad" || break
+done
+ok $? "after SIGKILL at 6 points no final name holds a partial object"
+diag_file "$TMP/k.bad"
+ok $((killed == 0)) "at least one conversion was killed mid-way ($killed)"
+for m in "$K"/images/*.cfs; do
+	[ -e "$m" ] || continue
+	"$CFS_BIN/cfs-info" check "$m" >/dev/null || echo "bad $m"
+done >"$TMP/k.check"
+is "$(cat "$TMP/k.check")" "" "any manifest left behind is complete and valid"
+out=$(convert "$K" realistic --no-cache)
+ok $? "converting again after the kills succeeds"
+is "$(tmp_files "$K")" 0 "temp objects of the killed converters are cleaned up"
+cmp -s "$(echo "$out" | sed -n 1p)" "$R/images/$(basename "$(echo "$out" | sed -n 1p)")"
+ok $? "and gives the same manifest as an undisturbed run"
+
+# --- SIGTERM -----------------------------------------------------------------
+T=$TMP/term
+big=$TMP/big
+mkdir -p "$big/root"
+head -c 300000000 /dev/urandom >"$big/root/blob"
+tar -C "$big/root" -cf "$big/layer.tar" .
+umoci init --layout "$big/oci" >/dev/null
+umoci new --image "$big/oci:big" >/dev/null
+umoci raw add-layer --image "$big/oci:big" "$big/layer.tar" >/dev/null
+"$CFS_BIN/oci2cfs" "$big/oci" --ref big --store "$T" --sync=batch \
+	>/dev/null 2>"$TMP/term.err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+is "$st" 143 "SIGTERM ends the conversion with status 143"
+grep -q "interrupted" "$TMP/term.err"
+ok $? "and says it was interrupted"
+is "$(tmp_files "$T"; ls "$T/images" 2>/dev/null | wc -l)" "0
+0" "nothing half-written: no temp file, no manifest"
+
+# --- --require-verity without fs-verity ------------------------------------
+V=$TMP/noverity
+out=$(convert "$V" whiteout --require-verity 2>&1 >/dev/null)
+st=$?
+if [ $st -eq 0 ]; then
+	skip 1 "the filesystem of $TMP supports fs-verity"
+else
+	echo "$out" | grep -q "does not support fs-verity"
+	ok $? "--require-verity fails where fs-verity is unavailable"
+	diag "$out"
+fi
