@@ -58,7 +58,9 @@ is "$missing" "" "no manifest references a missing object"
 K=$TMP/killed
 killed=0
 for delay in 0.05 0.1 0.2 0.3 0.5 0.8; do
-	convert "$K" realistic --no-cache --sync=batch >/dev/null 2>&1 &
+	# Not through convert(): $! must be oci2cfs itself, not a subshell.
+	"$CFS_BIN/oci2cfs" "$L" --ref realistic --store "$K" -q --no-cache \
+		--sync=batch >/dev/null 2>&1 &
 	pid=$!
 	sleep "$delay"
 	kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1))
