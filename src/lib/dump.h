@@ -13,7 +13,6 @@
 int cfs_dump_image(const struct cfs_image *img, FILE *out);
 
 /* Parses a dump; name is used in error messages ("NAME:LINE: ..."). */
-struct cfs_tree *cfs_dump_parse(const char *data, size_t len,
-				const char *name);
+struct cfs_tree *cfs_dump_parse(const char *data, size_t len, const char *name);
 
 #endif

@@ -26,9 +26,9 @@ struct cfs_image {
 	const uint8_t *data;
 	size_t size;
 	uint32_t n_inodes;
-	const uint8_t *vdata;	/* data + vdata_offset */
+	const uint8_t *vdata; /* data + vdata_offset */
 	uint64_t vdata_size;
-	void *map;		/* mmap owned by cfs_image_open_file, or NULL */
+	void *map; /* mmap owned by cfs_image_open_file, or NULL */
 	size_t map_len;
 };
 
@@ -41,22 +41,22 @@ struct cfs_image_inode {
 	uint32_t mtime_nsec;
 	int64_t ctime_sec;
 	uint32_t ctime_nsec;
-	const uint8_t *vdata;	/* dirent chunk, backing path or target */
+	const uint8_t *vdata; /* dirent chunk, backing path or target */
 	uint32_t vdata_len;
-	const uint8_t *xattrs;	/* xattr chunk */
+	const uint8_t *xattrs; /* xattr chunk */
 	uint32_t xattrs_len;
-	const uint8_t *digest;	/* 32 bytes or NULL */
+	const uint8_t *digest; /* 32 bytes or NULL */
 };
 
 struct cfs_image_dirent {
-	const char *name;	/* not NUL-terminated */
+	const char *name; /* not NUL-terminated */
 	uint32_t name_len;
 	uint32_t ino;
 	uint8_t d_type;
 };
 
 struct cfs_image_xattr {
-	const char *key;	/* not NUL-terminated */
+	const char *key; /* not NUL-terminated */
 	uint32_t key_len;
 	const uint8_t *value;
 	uint32_t value_len;

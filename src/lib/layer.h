@@ -17,23 +17,23 @@
 #include "tree.h"
 
 enum cfs_entry_kind {
-	CFS_ENTRY_NODE = 0,	/* a file, dir, symlink, device, fifo, socket */
-	CFS_ENTRY_HARDLINK,	/* link = target path */
-	CFS_ENTRY_WHITEOUT,	/* path is the name to hide */
-	CFS_ENTRY_OPAQUE,	/* path is the directory made opaque */
+	CFS_ENTRY_NODE = 0, /* a file, dir, symlink, device, fifo, socket */
+	CFS_ENTRY_HARDLINK, /* link = target path */
+	CFS_ENTRY_WHITEOUT, /* path is the name to hide */
+	CFS_ENTRY_OPAQUE,   /* path is the directory made opaque */
 };
 
 struct cfs_layer_entry {
 	uint8_t kind;
-	char *path;	/* cleaned: relative, no "." or ".." parts, "" = root */
+	char *path; /* cleaned: relative, no "." or ".." parts, "" = root */
 	uint32_t mode, uid, gid, rdev;
 	uint64_t size;
 	int64_t mtime_sec;
 	uint32_t mtime_nsec;
-	char *link;	/* symlink target (as in tar) or hardlink target path */
+	char *link; /* symlink target (as in tar) or hardlink target path */
 	bool has_digest;
 	uint8_t digest[CFS_DIGEST_SIZE];
-	struct cfs_xattr *xattrs;	/* sorted by key */
+	struct cfs_xattr *xattrs; /* sorted by key */
 	uint32_t n_xattrs;
 };
 
@@ -41,7 +41,7 @@ struct cfs_layer {
 	uint8_t diff_id[32];
 	struct cfs_layer_entry *entries;
 	size_t n_entries, cap_entries;
-	uint64_t content_bytes;	/* sum of regular file sizes */
+	uint64_t content_bytes; /* sum of regular file sizes */
 };
 
 /* Progress: called now and then with uncompressed bytes read so far. */

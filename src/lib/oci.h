@@ -14,23 +14,23 @@
 
 #include "verity.h"
 
-#define CFS_OCI_DIGEST_MAX 135	/* "sha512:" + 128 hex */
+#define CFS_OCI_DIGEST_MAX 135 /* "sha512:" + 128 hex */
 
 struct cfs_oci_layer {
-	char digest[CFS_OCI_DIGEST_MAX + 1];	/* blob digest "sha256:..." */
-	uint64_t size;				/* blob size */
+	char digest[CFS_OCI_DIGEST_MAX + 1]; /* blob digest "sha256:..." */
+	uint64_t size;			     /* blob size */
 	char *media_type;
-	uint8_t diff_id[32];	/* from config rootfs.diff_ids, sha256 */
+	uint8_t diff_id[32]; /* from config rootfs.diff_ids, sha256 */
 };
 
 struct cfs_oci_image {
-	char *source;		/* the path given */
-	uint8_t *manifest;	/* raw manifest JSON (synthesised for docker) */
+	char *source;	   /* the path given */
+	uint8_t *manifest; /* raw manifest JSON (synthesised for docker) */
 	size_t manifest_len;
-	uint8_t *config;	/* raw config JSON, verified against its digest */
+	uint8_t *config; /* raw config JSON, verified against its digest */
 	size_t config_len;
-	char config_digest[CFS_OCI_DIGEST_MAX + 1];	/* "sha256:..." */
-	char *ref_name;		/* tag/name of the image, or NULL */
+	char config_digest[CFS_OCI_DIGEST_MAX + 1]; /* "sha256:..." */
+	char *ref_name; /* tag/name of the image, or NULL */
 	size_t n_layers;
 	struct cfs_oci_layer *layers;
 	void *priv;
@@ -41,8 +41,8 @@ struct cfs_oci_image {
  * OCI index; "repo:tag" in docker-archive RepoTags).
  * platform: NULL for the host's, or "os/arch[/variant]".
  */
-int cfs_oci_open(struct cfs_oci_image **out, const char *path,
-		 const char *ref, const char *platform);
+int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
+		 const char *platform);
 void cfs_oci_close(struct cfs_oci_image *img);
 
 /*

@@ -14,21 +14,21 @@
 #include "verity.h"
 
 enum cfs_sync {
-	CFS_SYNC_BATCH = 0,	/* one syncfs before objects get their names */
-	CFS_SYNC_EACH,		/* fsync every object before its rename */
-	CFS_SYNC_NONE,		/* no syncing at all (tests, scratch stores) */
+	CFS_SYNC_BATCH = 0, /* one syncfs before objects get their names */
+	CFS_SYNC_EACH,	    /* fsync every object before its rename */
+	CFS_SYNC_NONE,	    /* no syncing at all (tests, scratch stores) */
 };
 
 struct cfs_store_opts {
 	enum cfs_sync sync;
-	bool require_verity;	/* fail where fs-verity cannot be enabled */
-	bool no_verity;		/* never try to enable fs-verity */
+	bool require_verity; /* fail where fs-verity cannot be enabled */
+	bool no_verity;	     /* never try to enable fs-verity */
 };
 
 struct cfs_store_stats {
-	uint64_t new_objects, new_bytes;	/* written by this handle */
-	uint64_t existing_objects;		/* already present, reused */
-	bool verity;		/* fs-verity was enabled on new objects */
+	uint64_t new_objects, new_bytes; /* written by this handle */
+	uint64_t existing_objects;	 /* already present, reused */
+	bool verity; /* fs-verity was enabled on new objects */
 };
 
 struct cfs_store;

@@ -16,23 +16,23 @@
 struct cfs_node;
 
 struct cfs_xattr {
-	char *key;	/* NUL-terminated, with namespace prefix */
+	char *key; /* NUL-terminated, with namespace prefix */
 	uint8_t *value;
 	uint32_t value_len;
 };
 
 struct cfs_inode {
-	uint32_t refcount;	/* number of cfs_nodes naming it */
-	uint32_t mode;		/* type and permission bits (st_mode) */
+	uint32_t refcount; /* number of cfs_nodes naming it */
+	uint32_t mode;	   /* type and permission bits (st_mode) */
 	uint32_t uid, gid, rdev;
-	uint64_t size;		/* regular: content size; symlink: strlen */
+	uint64_t size; /* regular: content size; symlink: strlen */
 	int64_t mtime_sec;
 	uint32_t mtime_nsec;
 	/* Symlink target, or a regular file's backing path; NULL if none. */
 	char *payload;
 	bool has_digest;
 	uint8_t digest[CFS_DIGEST_SIZE];
-	struct cfs_xattr *xattrs;	/* sorted by key, unique */
+	struct cfs_xattr *xattrs; /* sorted by key, unique */
 	uint32_t n_xattrs;
 	/* Directories only: children sorted by name (memcmp, shorter first). */
 	struct cfs_node **children;
@@ -44,9 +44,9 @@ struct cfs_inode {
 };
 
 struct cfs_node {
-	char *name;		/* NUL-terminated; "" for the root */
+	char *name; /* NUL-terminated; "" for the root */
 	uint32_t name_len;
-	struct cfs_node *parent;	/* NULL for the root */
+	struct cfs_node *parent; /* NULL for the root */
 	struct cfs_inode *inode;
 };
 
@@ -59,7 +59,7 @@ void cfs_tree_free(struct cfs_tree *t);
 
 /* A fresh inode, refcount 0, all other fields zero except mode. */
 struct cfs_inode *cfs_inode_new(uint32_t mode);
-void cfs_inode_unref(struct cfs_inode *ino);	/* frees at refcount 0 */
+void cfs_inode_unref(struct cfs_inode *ino); /* frees at refcount 0 */
 
 /* Payload: copies s (len bytes); NULL clears. Also sets size for symlinks. */
 void cfs_inode_set_payload(struct cfs_inode *ino, const char *s, size_t len);

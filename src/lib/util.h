@@ -14,7 +14,8 @@
  */
 void cfs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like cfs_error, but prefixes the current message: "prefix: old message". */
-void cfs_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cfs_error_prefix(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 const char *cfs_strerror(void);
 
 void *xmalloc(size_t n);
@@ -38,8 +39,8 @@ struct cfs_buf {
 };
 void cfs_buf_reserve(struct cfs_buf *b, size_t extra);
 void cfs_buf_append(struct cfs_buf *b, const void *p, size_t n);
-void cfs_buf_zero(struct cfs_buf *b, size_t n);	/* append n zero bytes */
-void cfs_buf_align(struct cfs_buf *b, size_t a);	/* zero-pad to multiple */
+void cfs_buf_zero(struct cfs_buf *b, size_t n);	 /* append n zero bytes */
+void cfs_buf_align(struct cfs_buf *b, size_t a); /* zero-pad to multiple */
 void cfs_buf_free(struct cfs_buf *b);
 
 /* Read a whole file (or "-" for stdin) into memory. */
@@ -50,9 +51,9 @@ int cfs_read_file(const char *path, uint8_t **data, size_t *len);
  * optional fs-verity enable (flags), rename over path, fsync the directory.
  * On error nothing is left behind.
  */
-#define CFS_ATOMIC_VERITY 1	 /* try to enable fs-verity on the file */
+#define CFS_ATOMIC_VERITY 1	    /* try to enable fs-verity on the file */
 #define CFS_ATOMIC_REQUIRE_VERITY 2 /* fail if fs-verity cannot be enabled */
-#define CFS_ATOMIC_NOSYNC 4	 /* skip fsync (tests, tmpfs) */
+#define CFS_ATOMIC_NOSYNC 4	    /* skip fsync (tests, tmpfs) */
 int cfs_write_file_atomic(const char *path, const void *data, size_t len,
 			  unsigned int mode, int flags);
 

@@ -27,7 +27,7 @@ tap_ok(int cond, const char *fmt, ...)
 
 #define ok(cond, ...)                                                          \
 	(tap_ok((cond), __VA_ARGS__) ||                                        \
-	 (fprintf(stderr, "#   failed at %s:%d: %s\n", __FILE__, __LINE__,    \
+	 (fprintf(stderr, "#   failed at %s:%d: %s\n", __FILE__, __LINE__,     \
 		  #cond),                                                      \
 	  0))
 
