@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -85,13 +86,35 @@ out:
 	return r;
 }
 
+/*
+ * Re-converting an image gives the same bytes: leave an identical file
+ * alone rather than rewrite (and fsync) it.
+ */
+static int write_unless_same(const char *path, const uint8_t *data, size_t len,
+			     int flags)
+{
+	struct stat st;
+	uint8_t *old;
+	size_t old_len;
+	bool same;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (size_t)st.st_size == len &&
+	    cfs_read_file(path, &old, &old_len) == 0) {
+		same = old_len == len && memcmp(old, data, len) == 0;
+		free(old);
+		if (same)
+			return 0;
+	}
+	return cfs_write_file_atomic(path, data, len, 0644, flags);
+}
+
 static int write_beside(struct cfs_store *store, const char *images,
 			const char *id, const char *suffix, const uint8_t *data,
 			size_t len)
 {
 	char *path = xasprintf("%s/%s%s", images, id, suffix);
-	int r = cfs_write_file_atomic(path, data, len, 0644,
-				      atomic_flags(store, false));
+	int r = write_unless_same(path, data, len, atomic_flags(store, false));
 
 	free(path);
 	return r;
@@ -126,8 +149,8 @@ int convert_write_outputs(const struct convert_opts *o,
 			 img->config_len) < 0 ||
 	    write_beside(store, images, id, ".manifest.json", img->manifest,
 			 img->manifest_len) < 0 ||
-	    cfs_write_file_atomic(res->manifest_path, manifest, len, 0644,
-				  atomic_flags(store, true)) < 0)
+	    write_unless_same(res->manifest_path, manifest, len,
+			      atomic_flags(store, true)) < 0)
 		goto out;
 	if (name) {
 		if (write_ref(store, name, id) < 0)

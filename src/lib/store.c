@@ -38,6 +38,8 @@ struct cfs_store {
 	pthread_mutex_t lock;
 	struct pending *pending;
 	size_t n_pending, cap_pending;
+	/* Open-addressing index into pending (entry + 1; 0 = empty). */
+	size_t *index, n_index;
 	struct cfs_store_stats stats;
 	bool verity_unsupported;
 	atomic_bool interrupted;
@@ -103,6 +105,7 @@ void cfs_store_close(struct cfs_store *s)
 		free(s->pending[i].tmp);
 	}
 	free(s->pending);
+	free(s->index);
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->dir);
@@ -131,12 +134,55 @@ void cfs_store_get_stats(struct cfs_store *s, struct cfs_store_stats *st)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Digests are uniformly distributed: their first bytes are a fine hash. */
+static size_t digest_slot(const uint8_t *digest, size_t n_index)
+{
+	size_t h;
+
+	memcpy(&h, digest, sizeof(h));
+	return h & (n_index - 1);
+}
+
 static bool pending_has(struct cfs_store *s, const uint8_t *digest)
 {
-	for (size_t i = s->n_pending; i-- > 0;)
-		if (!memcmp(s->pending[i].digest, digest, CFS_DIGEST_SIZE))
+	if (!s->n_index)
+		return false;
+	for (size_t i = digest_slot(digest, s->n_index); s->index[i];
+	     i = (i + 1) & (s->n_index - 1))
+		if (!memcmp(s->pending[s->index[i] - 1].digest, digest,
+			    CFS_DIGEST_SIZE))
 			return true;
 	return false;
+}
+
+static void index_insert(struct cfs_store *s, size_t entry)
+{
+	size_t i = digest_slot(s->pending[entry].digest, s->n_index);
+
+	while (s->index[i])
+		i = (i + 1) & (s->n_index - 1);
+	s->index[i] = entry + 1;
+}
+
+static void pending_add(struct cfs_store *s, char *tmp, const uint8_t *digest)
+{
+	if (s->n_pending == s->cap_pending) {
+		s->cap_pending = s->cap_pending ? 2 * s->cap_pending : 64;
+		s->pending = xrealloc(s->pending,
+				      s->cap_pending * sizeof(*s->pending));
+	}
+	s->pending[s->n_pending].tmp = tmp;
+	memcpy(s->pending[s->n_pending].digest, digest, CFS_DIGEST_SIZE);
+	s->n_pending++;
+	if (2 * s->n_pending > s->n_index) {
+		free(s->index);
+		s->n_index = s->n_index ? 2 * s->n_index : 256;
+		s->index = xcalloc(s->n_index, sizeof(*s->index));
+		for (size_t e = 0; e < s->n_pending; e++)
+			index_insert(s, e);
+	} else {
+		index_insert(s, s->n_pending - 1);
+	}
 }
 
 static bool object_exists(struct cfs_store *s, const uint8_t *digest)
@@ -280,16 +326,7 @@ static int finish_object(struct cfs_store *s, int fd, char *tmp,
 	if (r == 0 && (pending_has(s, digest) || object_exists(s, digest))) {
 		s->stats.existing_objects++;
 	} else if (r == 0 && s->opts.sync == CFS_SYNC_BATCH) {
-		if (s->n_pending == s->cap_pending) {
-			s->cap_pending =
-				s->cap_pending ? 2 * s->cap_pending : 64;
-			s->pending =
-				xrealloc(s->pending,
-					 s->cap_pending * sizeof(*s->pending));
-		}
-		s->pending[s->n_pending].tmp = tmp;
-		memcpy(s->pending[s->n_pending++].digest, digest,
-		       CFS_DIGEST_SIZE);
+		pending_add(s, tmp, digest);
 		tmp = NULL;
 		s->stats.new_objects++;
 		s->stats.new_bytes += size;
@@ -489,6 +526,8 @@ int cfs_store_commit(struct cfs_store *s)
 		r = -1;
 	}
 	s->n_pending = 0;
+	if (s->index)
+		memset(s->index, 0, s->n_index * sizeof(*s->index));
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }
