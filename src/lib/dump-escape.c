@@ -40,17 +40,6 @@ void cfs_dump_escape(FILE *out, const void *s, size_t len, unsigned int flags)
 	}
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes the escape at s[*i] (a backslash); advances *i past it. */
 static int decode_one(const char *s, size_t len, size_t *i, char *out)
 {
@@ -75,8 +64,8 @@ static int decode_one(const char *s, size_t len, size_t *i, char *out)
 		*out = '\t';
 		break;
 	case 'x':
-		hi = at + 2 < len ? hex_value(s[at + 2]) : -1;
-		lo = at + 3 < len ? hex_value(s[at + 3]) : -1;
+		hi = at + 2 < len ? cfs_hexval(s[at + 2]) : -1;
+		lo = at + 3 < len ? cfs_hexval(s[at + 3]) : -1;
 		if (hi < 0 || lo < 0) {
 			cfs_error("bad \\x escape (two hex digits expected)");
 			return -1;

@@ -7,6 +7,7 @@
 
 #include "dump-escape.h"
 #include "dump.h"
+#include "rules.h"
 #include "util.h"
 #include "verity.h"
 
@@ -194,19 +195,11 @@ static int parse_mode(struct parser *p, struct attrs *a)
 
 	if (parse_num(p, F_MODE, UINT32_MAX, 8, &v) < 0)
 		return -1;
-	switch (v & S_IFMT) {
-	case S_IFREG:
-	case S_IFDIR:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		a->mode = (uint32_t)v;
-		return 0;
-	}
-	return fail(p, "MODE %llo has no valid file type",
-		    (unsigned long long)v);
+	if (!cfs_mode_ok((uint32_t)v))
+		return fail(p, "MODE %llo is not a valid file type and mode",
+			    (unsigned long long)v);
+	a->mode = (uint32_t)v;
+	return 0;
 }
 
 static int parse_digest(struct parser *p, struct attrs *a)

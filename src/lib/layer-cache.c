@@ -36,6 +36,7 @@
 
 #include "layer-path.h"
 #include "layer.h"
+#include "rules.h"
 #include "util.h"
 
 #define CACHE_MAGIC "CFSLAYR\n"
@@ -213,21 +214,6 @@ static char *get_string(struct cursor *c, size_t max)
 	return xstrndup((const char *)p, n);
 }
 
-static bool mode_ok(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-	case S_IFDIR:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		return true;
-	}
-	return false;
-}
-
 static bool xattrs_ok(const struct cfs_layer_entry *e)
 {
 	for (uint32_t i = 0; i < e->n_xattrs; i++) {
@@ -287,7 +273,8 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 	default:
 		return false;
 	}
-	if (!mode_ok(e->mode) || e->mtime_nsec >= 1000000000 || !xattrs_ok(e))
+	if (!cfs_mode_ok(e->mode) || e->mtime_nsec >= 1000000000 ||
+	    !xattrs_ok(e))
 		return false;
 	if (S_ISLNK(e->mode))
 		return plen && e->size == strlen(e->link) && !e->has_digest;

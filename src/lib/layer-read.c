@@ -19,6 +19,7 @@
 
 #include "gunzip.h"
 #include "layer-path.h"
+#include "rules.h"
 #include "layer.h"
 #include "util.h"
 
@@ -352,21 +353,6 @@ static int classify(struct cfs_layer_entry *le, char *path)
 	return 0;
 }
 
-static bool mode_type_ok(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-	case S_IFDIR:
-	case S_IFLNK:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		return true;
-	}
-	return false;
-}
-
 static int read_link_target(struct cfs_layer_entry *le, const char *target)
 {
 	size_t n = target ? strlen(target) : 0;
@@ -398,8 +384,8 @@ static int read_node(struct reader *r, struct archive_entry *e,
 {
 	la_int64_t uid = archive_entry_uid(e), gid = archive_entry_gid(e);
 
-	le->mode = archive_entry_mode(e);
-	if (!mode_type_ok(le->mode)) {
+	le->mode = archive_entry_mode(e) & (S_IFMT | 07777);
+	if (!cfs_mode_type_ok(le->mode)) {
 		cfs_error("unsupported file type 0%o", le->mode & S_IFMT);
 		return -1;
 	}

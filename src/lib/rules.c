@@ -8,8 +8,11 @@
 
 bool cfs_mode_ok(uint32_t mode)
 {
-	if (mode & ~(uint32_t)(S_IFMT | 07777))
-		return false;
+	return !(mode & ~(uint32_t)(S_IFMT | 07777)) && cfs_mode_type_ok(mode);
+}
+
+bool cfs_mode_type_ok(uint32_t mode)
+{
 	switch (mode & S_IFMT) {
 	case S_IFDIR:
 	case S_IFREG:

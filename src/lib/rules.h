@@ -9,6 +9,8 @@
 
 /* A file type the format knows, and no bits beyond type and permissions. */
 bool cfs_mode_ok(uint32_t mode);
+/* A file type the format knows (permission bits not looked at). */
+bool cfs_mode_type_ok(uint32_t mode);
 /* 1..255 bytes, no '/', no NUL, not "." or "..". */
 bool cfs_name_ok(const void *name, size_t len);
 /* Relative, 1..4095 bytes, no NUL, no ".." component. */

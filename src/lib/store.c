@@ -223,21 +223,6 @@ static int tmp_create(struct cfs_store *s, char **name)
 	return fd;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int enable_verity(struct cfs_store *s, const char *tmp)
 {
 	int fd, r;
@@ -372,7 +357,7 @@ static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		free(buf);
 		return -1;
 	}
-	if (write_all(fd, buf, size) < 0) {
+	if (cfs_write_all(fd, buf, size) < 0) {
 		cfs_error("%s: writing object: %s", s->dir, strerror(errno));
 		free(buf);
 		close(fd);
@@ -396,7 +381,7 @@ struct tee {
 
 static int tee_flush(struct tee *t)
 {
-	if (t->used && write_all(t->fd, t->buf, t->used) < 0) {
+	if (t->used && cfs_write_all(t->fd, t->buf, t->used) < 0) {
 		t->write_errno = errno;
 		return -1;
 	}
@@ -414,7 +399,7 @@ static int tee_read(void *opaque, void *buf, size_t count)
 	if (t->used + count > WRITE_BUF_SIZE && tee_flush(t) < 0)
 		return -t->write_errno;
 	if (count > WRITE_BUF_SIZE) {
-		if (write_all(t->fd, buf, count) < 0) {
+		if (cfs_write_all(t->fd, buf, count) < 0) {
 			t->write_errno = errno;
 			return -errno;
 		}
@@ -473,27 +458,6 @@ int cfs_store_add_stream(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 	return add_large(s, fn, opaque, size, digest);
 }
 
-static int fd_read(void *opaque, void *buf, size_t count)
-{
-	int fd = *(int *)opaque;
-	uint8_t *p = buf;
-
-	while (count) {
-		ssize_t n = read(fd, p, count);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			cfs_error("reading: %s",
-				  n < 0 ? strerror(errno) : "file shrank");
-			return n < 0 ? -errno : -EIO;
-		}
-		p += n;
-		count -= (size_t)n;
-	}
-	return 0;
-}
-
 int cfs_store_add_fd(struct cfs_store *s, int fd, uint64_t size,
 		     uint8_t digest[CFS_DIGEST_SIZE])
 {
@@ -501,7 +465,7 @@ int cfs_store_add_fd(struct cfs_store *s, int fd, uint64_t size,
 		cfs_error("seek: %s", strerror(errno));
 		return -1;
 	}
-	return cfs_store_add_stream(s, fd_read, &fd, size, digest);
+	return cfs_store_add_stream(s, cfs_fd_read_fn, &fd, size, digest);
 }
 
 int cfs_store_commit(struct cfs_store *s)

@@ -115,7 +115,7 @@ void cfs_hex(char *out, const uint8_t *in, size_t n)
 	out[2 * n] = '\0';
 }
 
-static int hexval(char c)
+int cfs_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -129,11 +129,11 @@ static int hexval(char c)
 int cfs_unhex(uint8_t *out, const char *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = hexval(in[2 * i]), lo;
+		int hi = cfs_hexval(in[2 * i]), lo;
 
 		if (hi < 0)
 			return -1;
-		lo = hexval(in[2 * i + 1]);
+		lo = cfs_hexval(in[2 * i + 1]);
 		if (lo < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);
@@ -225,7 +225,7 @@ int cfs_read_file(const char *path, uint8_t **data, size_t *len)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int cfs_write_all(int fd, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
@@ -238,6 +238,25 @@ static int write_all(int fd, const void *data, size_t len)
 			return -1;
 		p += n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int cfs_read_exact(int fd, void *buf, size_t count)
+{
+	uint8_t *p = buf;
+
+	while (count) {
+		ssize_t n = read(fd, p, count);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		count -= (size_t)n;
 	}
 	return 0;
 }
@@ -288,7 +307,7 @@ int cfs_write_file_atomic(const char *path, const void *data, size_t len,
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 ||
+	if (fchmod(fd, mode) < 0 || cfs_write_all(fd, data, len) < 0 ||
 	    (!(flags & CFS_ATOMIC_NOSYNC) && fsync(fd) < 0))
 		goto fail;
 	if (close(fd) < 0) {

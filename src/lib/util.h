@@ -26,6 +26,8 @@ char *xstrndup(const char *s, size_t n);
 void *xmemdup(const void *p, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Value of one hex digit, or -1. */
+int cfs_hexval(char c);
 /* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */
 void cfs_hex(char *out, const uint8_t *in, size_t n);
 /* Parse exactly 2n hex digits; returns 0 or -1. */
@@ -42,6 +44,11 @@ void cfs_buf_append(struct cfs_buf *b, const void *p, size_t n);
 void cfs_buf_zero(struct cfs_buf *b, size_t n);	 /* append n zero bytes */
 void cfs_buf_align(struct cfs_buf *b, size_t a); /* zero-pad to multiple */
 void cfs_buf_free(struct cfs_buf *b);
+
+/* write(2) until done (EINTR retried); 0, or -1 with errno. */
+int cfs_write_all(int fd, const void *data, size_t len);
+/* Exactly count bytes from fd: 0, -errno, or -EIO if the file ends first. */
+int cfs_read_exact(int fd, void *buf, size_t count);
 
 /* Read a whole file (or "-" for stdin) into memory. */
 int cfs_read_file(const char *path, uint8_t **data, size_t *len);

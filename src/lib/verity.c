@@ -61,24 +61,14 @@ int cfs_verity_digest_mem(const void *data, size_t len,
 	return compute(&m, mem_read, len, out);
 }
 
-static int fd_read(void *opaque, void *buf, size_t count)
+int cfs_fd_read_fn(void *opaque, void *buf, size_t count)
 {
-	int fd = *(int *)opaque;
-	uint8_t *p = buf;
+	int r = cfs_read_exact(*(int *)opaque, buf, count);
 
-	while (count) {
-		ssize_t n = read(fd, p, count);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO; /* file shrank under us */
-		p += n;
-		count -= (size_t)n;
-	}
-	return 0;
+	if (r < 0)
+		cfs_error("reading: %s",
+			  r == -EIO ? "file shrank while read" : strerror(-r));
+	return r;
 }
 
 int cfs_verity_digest_fd(int fd, uint64_t size, uint8_t out[CFS_DIGEST_SIZE])
@@ -87,7 +77,7 @@ int cfs_verity_digest_fd(int fd, uint64_t size, uint8_t out[CFS_DIGEST_SIZE])
 		cfs_error("seek: %s", strerror(errno));
 		return -1;
 	}
-	return compute(&fd, fd_read, size, out);
+	return compute(&fd, cfs_fd_read_fn, size, out);
 }
 
 int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
