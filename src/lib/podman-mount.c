@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/* Mounting an image's tree for podman through mount.composefs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "podman-internal.h"
+#include "util.h"
+
+int pmount_is_mounted(const char *path)
+{
+	struct statx stx, parent;
+	char *up;
+	int r;
+
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+		  &stx) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		cfs_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+		return !!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+	/* older kernels: a mount root sits on another device than .. */
+	up = xasprintf("%s/..", path);
+	r = statx(AT_FDCWD, up, 0, STATX_BASIC_STATS, &parent);
+	free(up);
+	if (r < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return stx.stx_dev_major != parent.stx_dev_major ||
+	       stx.stx_dev_minor != parent.stx_dev_minor;
+}
+
+static bool executable(const char *p)
+{
+	return access(p, X_OK) == 0;
+}
+
+/* The helper: option, $CFS_MOUNT_HELPER, beside this program, /sbin. */
+static char *find_helper(const struct cfs_podman_opts *o)
+{
+	const char *env = getenv("CFS_MOUNT_HELPER");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (o->mount_helper)
+		return xstrdup(o->mount_helper);
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		char *beside = xasprintf("%.*s/mount.composefs",
+					 (int)(slash - self), self);
+
+		if (executable(beside))
+			return beside;
+		free(beside);
+	}
+	if (executable("/sbin/mount.composefs"))
+		return xstrdup("/sbin/mount.composefs");
+	return xstrdup("/usr/sbin/mount.composefs");
+}
+
+static int run_helper(const char *helper, char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		cfs_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execv(helper, argv);
+		fprintf(stderr, "cfs-podman: %s: %s\n", helper,
+			strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			cfs_error("waitpid: %s", strerror(errno));
+			return -1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		cfs_error("%s failed (%s %d)", helper,
+			  WIFEXITED(status) ? "exit status" : "signal",
+			  WIFEXITED(status) ? WEXITSTATUS(status)
+					    : WTERMSIG(status));
+		return -1;
+	}
+	return 0;
+}
+
+int pmount_mount(const struct cfs_podman_opts *o, const char *store,
+		 const char *manifest, const char *digest, const char *target)
+{
+	char *helper = find_helper(o);
+	char *opts =
+		digest ? xasprintf("ro,basedir=%s,digest=%s", store, digest)
+		       : xasprintf("ro,basedir=%s", store);
+	char *argv[] = {helper, (char *)manifest, (char *)target, "-o", opts,
+			NULL};
+	int r = run_helper(helper, argv);
+
+	if (r == 0 && pmount_is_mounted(target) != 1) {
+		cfs_error("%s: %s reported success but nothing is mounted",
+			  target, helper);
+		r = -1;
+	}
+	if (r < 0)
+		cfs_error_prefix("%s: cannot mount %s", target, manifest);
+	free(opts);
+	free(helper);
+	return r;
+}
+
+int pmount_umount(const char *target)
+{
+	if (umount2(target, UMOUNT_NOFOLLOW) < 0 && errno != EINVAL &&
+	    errno != ENOENT) {
+		cfs_error("%s: cannot unmount: %s", target, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pmount_ensure(const struct cfs_podman_opts *o, const struct pstore *p,
+		  const struct pmeta *m)
+{
+	int r = pmount_is_mounted(m->mountpoint);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (cfs_mkdir_p(m->mountpoint, 0755) < 0)
+		return -1;
+	return pmount_mount(o, p->store, m->manifest,
+			    m->verity ? m->digest : NULL, m->mountpoint);
+}
