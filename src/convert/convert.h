@@ -20,6 +20,7 @@ struct convert_opts {
 	bool json;
 	int verbose; /* -1 quiet, 0 normal, 1 verbose */
 	bool no_cache;
+	bool podman; /* register with podman (cfs-podman add) */
 	int threads;
 	struct cfs_store_opts store_opts;
 };

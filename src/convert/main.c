@@ -10,6 +10,7 @@
 
 #include "convert.h"
 #include "image.h"
+#include "podman-store.h"
 #include "util.h"
 
 #define DEFAULT_STORE "/var/lib/cfs"
@@ -38,6 +39,10 @@ static void usage(FILE *f)
 	      "      --require-verity   fail unless fs-verity can be enabled\n"
 	      "      --no-verity        do not enable fs-verity\n"
 	      "      --no-cache         neither use nor fill the layer cache\n"
+	      "      --podman           also register the image with podman, "
+	      "as\n"
+	      "                         cfs-podman add does (not with "
+	      "--output)\n"
 	      "  -j, --threads=N        layers read in parallel (default: "
 	      "cores)\n"
 	      "  -q, --quiet            no progress display\n"
@@ -55,7 +60,8 @@ enum {
 	OPT_SYNC,
 	OPT_REQUIRE_VERITY,
 	OPT_NO_VERITY,
-	OPT_NO_CACHE
+	OPT_NO_CACHE,
+	OPT_PODMAN,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +74,7 @@ static const struct option long_opts[] = {
 	{"require-verity", no_argument, NULL, OPT_REQUIRE_VERITY},
 	{"no-verity", no_argument, NULL, OPT_NO_VERITY},
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+	{"podman", no_argument, NULL, OPT_PODMAN},
 	{"threads", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -129,6 +136,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 		case OPT_NO_CACHE:
 			o->no_cache = true;
 			break;
+		case OPT_PODMAN:
+			o->podman = true;
+			break;
 		case OPT_SYNC:
 			if (parse_sync(optarg, &o->store_opts.sync) < 0) {
 				fprintf(stderr,
@@ -149,6 +159,12 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 		return -1;
 	}
 	o->image = argv[optind];
+	if (o->podman && o->output) {
+		/* podman needs the config and manifest beside the .cfs */
+		fputs("oci2cfs: --podman cannot be used with --output\n",
+		      stderr);
+		return -1;
+	}
 	return 0;
 }
 
@@ -189,6 +205,24 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+static int register_podman(const struct convert_opts *o,
+			   const struct convert_result *res)
+{
+	const char *names[] = {res->ref_name, NULL};
+	struct cfs_podman_opts po = {.store = o->store};
+	struct cfs_podman_add pa = {
+		.image = res->manifest_path,
+		.names = res->ref_name ? names : NULL,
+	};
+	char id[CFS_PODMAN_ID_LEN + 1];
+
+	if (cfs_podman_add(&po, &pa, id) < 0) {
+		cfs_error_prefix("registering with podman");
+		return -1;
+	}
+	return 0;
+}
+
 static int convert(const struct convert_opts *o)
 {
 	struct cfs_oci_image *img = NULL;
@@ -218,6 +252,8 @@ static int convert(const struct convert_opts *o)
 	cfs_tree_walk(t, count_node, &st);
 	if (cfs_image_build(t, &manifest, &len) < 0 ||
 	    convert_write_outputs(o, img, store, manifest, len, &res) < 0)
+		goto out;
+	if (o->podman && register_podman(o, &res) < 0)
 		goto out;
 	cfs_store_get_stats(store, &sst);
 	if (o->json)

@@ -287,6 +287,15 @@ run "$CP" --store "$S" add shared-a --mountpoint "$TREE"
 fails "add refuses to write over it" "not a valid JSON array"
 cp "$TMP/images.good" "$AIS/overlay-images/images.json"
 
+# --- oci2cfs --podman: convert and register in one step
+run "$CFS_BIN/oci2cfs" "$FX/layout" --ref shared-b --store "$S" -q --podman
+succeeds "oci2cfs --podman converts and registers"
+run podman images --format '{{.Repository}}:{{.Tag}}'
+ok $(grep -qx "localhost/shared-b:latest" "$TMP/out"; echo $?) \
+	"podman lists the image oci2cfs registered"
+run "$CP" --store "$S" remove shared-b
+succeeds "and cfs-podman removes it"
+
 # --- errors
 run "$CP" --store "$S" add nosuch
 fails "add of an unknown name" "nosuch: neither a name under"
