@@ -107,6 +107,9 @@ format:
 clean:
 	rm -rf build
 
+# Keep object files of the test programs (make would delete them).
+.SECONDARY:
+
 .PHONY: all check bench install format clean print-pkgs
 
 # Kernel module, test kernel and the QEMU tier live in kernel/kernel.mk.
