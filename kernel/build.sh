@@ -1,0 +1,128 @@
+#!/bin/bash
+# Build the composefs test kernel and composefs.ko, outside the repository.
+#
+#   kernel/build.sh [plain|debug]          kernel (if needed) + module
+#   kernel/build.sh [plain|debug] module   module only (kernel must exist)
+#   kernel/build.sh [plain|debug] config   unpack and configure only
+#
+# The pristine linux-source-6.1 tree is unpacked once into $CFS_KCACHE
+# (default /var/cache/cfs-kernel).  Each variant gets its own tree keyed by a
+# hash of the config fragments and kernel/series/*.patch, so changing either
+# starts a fresh tree while a kernel/fs/composefs edit only rebuilds the
+# module (built externally with M=, from a copy of the sources in the cache).
+# Results: build/kernel/<variant>/{bzImage,composefs.ko}, and
+# build/kernel/{bzImage,composefs.ko} pointing at the last variant built.
+set -euo pipefail
+
+variant=${1:-plain}
+what=${2:-all}
+case $variant in plain | debug) ;; *)
+	echo "build.sh: unknown variant '$variant' (plain or debug)" >&2
+	exit 2
+	;;
+esac
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$repo/kernel
+cache=${CFS_KCACHE:-/var/cache/cfs-kernel}
+tarball=${CFS_KSRC:-/usr/src/linux-source-6.1.tar.xz}
+jobs=${CFS_KJOBS:-2}
+out=$repo/build/kernel
+
+export CCACHE_DIR=$cache/ccache
+export KBUILD_BUILD_TIMESTAMP='2023-01-20 00:00:00 UTC'
+export KBUILD_BUILD_USER=cfs KBUILD_BUILD_HOST=cfs
+kmake=(nice -n 10 make -s ARCH=x86_64 "CC=ccache gcc" -j"$jobs")
+
+log() { echo "build.sh: $*" >&2; }
+
+fragments=("$kdir/config/base.config")
+[ "$variant" = debug ] && fragments+=("$kdir/config/debug.config")
+
+key=$(cat "${fragments[@]}" "$kdir"/series/*.patch | sha256sum | cut -c1-16)
+tree=$cache/tree-$variant-$key
+mkdir -p "$cache" "$out/$variant"
+
+unpack_tree() {
+	local tmp=$tree.tmp
+	log "unpacking $tarball into $tree"
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	tar -xJf "$tarball" -C "$tmp" --strip-components=1
+	for p in "$kdir"/series/*.patch; do
+		log "applying $(basename "$p")"
+		patch -s -p1 -d "$tmp" <"$p"
+	done
+	mv "$tmp" "$tree"
+}
+
+configure_tree() {
+	log "configuring ($variant)"
+	"${kmake[@]}" -C "$tree" tinyconfig >/dev/null
+	(cd "$tree" && KCONFIG_CONFIG=.config \
+		scripts/kconfig/merge_config.sh -m .config "${fragments[@]}" >/dev/null)
+	"${kmake[@]}" -C "$tree" olddefconfig >/dev/null
+	check_config
+}
+
+# Fail on any requested option that Kconfig dropped (missing dependency).
+check_config() {
+	local line missing=0
+	while read -r line; do
+		case $line in CONFIG_*=y | CONFIG_*=m) ;; *) continue ;; esac
+		if ! grep -qx "$line" "$tree/.config"; then
+			log "$line did not stick (missing dependency?)"
+			missing=1
+		fi
+	done < <(cat "${fragments[@]}")
+	if [ $missing = 1 ]; then
+		mv "$tree/.config" "$tree/.config.rejected"
+		exit 1
+	fi
+}
+
+build_kernel() {
+	[ -d "$tree" ] || unpack_tree
+	[ -f "$tree/.config" ] || configure_tree
+	if [ ! -f "$tree/.built" ] || [ "$tree/.config" -nt "$tree/.built" ]; then
+		log "building bzImage in $tree (nice, -j$jobs)"
+		local t0=$SECONDS
+		"${kmake[@]}" -C "$tree" bzImage modules
+		touch "$tree/.built"
+		log "kernel built in $((SECONDS - t0)) s"
+	fi
+	ln -sfn "$tree/arch/x86/boot/bzImage" "$out/$variant/bzImage"
+}
+
+build_module() {
+	local mod=$cache/mod-$variant-$key
+	[ -f "$tree/.built" ] || {
+		log "no kernel built for $variant yet; run kernel/build.sh $variant"
+		exit 1
+	}
+	mkdir -p "$mod/include/linux"
+	rsync -a --delete --exclude include "$kdir/fs/composefs/" "$mod/"
+	cp "$kdir/include/uapi/linux/composefs.h" "$mod/include/linux/composefs.h"
+	"${kmake[@]}" -C "$tree" M="$mod" CONFIG_COMPOSEFS_FS=m \
+		KCFLAGS="-I$mod/include" modules
+	cp "$mod/composefs.ko" "$out/$variant/composefs.ko"
+}
+
+case $what in
+all) build_kernel ;;
+module) ;;
+config)
+	[ -d "$tree" ] || unpack_tree
+	[ -f "$tree/.config" ] || configure_tree
+	log "configured $tree"
+	exit 0
+	;;
+*)
+	log "unknown target '$what' (all, module or config)"
+	exit 2
+	;;
+esac
+build_module
+ln -sfn "$variant/bzImage" "$out/bzImage"
+ln -sfn "$variant/composefs.ko" "$out/composefs.ko"
+log "ready: $out/$variant/bzImage $out/$variant/composefs.ko"

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * composefs regular files.  Opening one opens its backing file, looked up
+ * in the base directories with the caller's credentials; reads, splice and
+ * mmap then go to the backing file, so every image that holds the same
+ * object shares its page cache.
+ */
+
+#include <linux/file.h>
+#include <linux/fsverity.h>
+#include <linux/mm.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/splice.h>
+#include <linux/uio.h>
+#include "internal.h"
+
+static int cfs_verify_backing(struct inode *inode, struct file *backing)
+{
+	unsigned int level = CFS_SB(inode->i_sb)->verity_check;
+	struct cfs_inode_info *info = CFS_I(inode);
+	u8 digest[FS_VERITY_MAX_DIGEST_SIZE];
+	enum hash_algo alg;
+	int err;
+
+	if (level == CFS_VERITY_NONE ||
+	    (level == CFS_VERITY_IF_DIGEST && !info->has_digest))
+		return 0;
+	if (!info->has_digest) {
+		pr_warn_ratelimited("inode %llu has no digest, verity_check=2\n",
+				    cfs_index(inode));
+		return -EIO;
+	}
+	err = fsverity_get_digest(file_inode(backing), digest, &alg);
+	if (err || alg != HASH_ALGO_SHA256 ||
+	    memcmp(digest, info->digest, CFS_DIGEST_SIZE)) {
+		pr_warn_ratelimited("inode %llu: backing file fs-verity digest mismatch\n",
+				    cfs_index(inode));
+		return -EIO;
+	}
+	return 0;
+}
+
+static struct file *cfs_open_backing(struct inode *inode, const char *path)
+{
+	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
+	struct file *backing = ERR_PTR(-ENOENT);
+	unsigned int i;
+
+	for (i = 0; i < sbi->num_basedirs; i++) {
+		backing = file_open_root(&sbi->basedirs[i], path,
+					 O_RDONLY | O_LARGEFILE, 0);
+		if (!IS_ERR(backing) || PTR_ERR(backing) != -ENOENT)
+			break;
+	}
+	if (IS_ERR(backing))
+		return backing;
+	if (!S_ISREG(file_inode(backing)->i_mode)) {
+		fput(backing);
+		return ERR_PTR(-EIO);
+	}
+	return backing;
+}
+
+static int cfs_open(struct inode *inode, struct file *file)
+{
+	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
+	struct file *backing;
+	char *path;
+	int err;
+
+	if (file->f_flags & (O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_TRUNC))
+		return -EROFS;
+	if (!inode->i_size)
+		return 0;
+
+	path = cfs_read_path(sbi, &CFS_I(inode)->data, true);
+	if (IS_ERR(path))
+		return PTR_ERR(path);
+	backing = cfs_open_backing(inode, path);
+	kfree(path);
+	if (IS_ERR(backing))
+		return PTR_ERR(backing);
+
+	err = cfs_verify_backing(inode, backing);
+	if (err) {
+		fput(backing);
+		return err;
+	}
+	file->private_data = backing;
+	return 0;
+}
+
+static int cfs_release(struct inode *inode, struct file *file)
+{
+	if (file->private_data)
+		fput(file->private_data);
+	return 0;
+}
+
+static rwf_t cfs_iocb_to_rwf(int ki_flags)
+{
+	rwf_t flags = 0;
+
+	if (ki_flags & IOCB_NOWAIT)
+		flags |= RWF_NOWAIT;
+	if (ki_flags & IOCB_HIPRI)
+		flags |= RWF_HIPRI;
+	return flags;
+}
+
+static ssize_t cfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *backing = iocb->ki_filp->private_data;
+
+	if (!backing || !iov_iter_count(to))
+		return 0;
+	if (iocb->ki_flags & IOCB_DIRECT &&
+	    !(backing->f_mode & FMODE_CAN_ODIRECT))
+		return -EINVAL;
+	return vfs_iter_read(backing, to, &iocb->ki_pos,
+			     cfs_iocb_to_rwf(iocb->ki_flags));
+}
+
+static ssize_t cfs_splice_read(struct file *file, loff_t *ppos,
+			       struct pipe_inode_info *pipe, size_t len,
+			       unsigned int flags)
+{
+	struct file *backing = file->private_data;
+
+	if (!backing)
+		return 0;
+	return generic_file_splice_read(backing, ppos, pipe, len, flags);
+}
+
+static int cfs_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct file *backing = file->private_data;
+
+	if (!backing)
+		return -ENODEV;
+	if (!backing->f_op->mmap)
+		return -ENODEV;
+	if (WARN_ON(file != vma->vm_file))
+		return -EIO;
+	vma_set_file(vma, backing);
+	return call_mmap(backing, vma);
+}
+
+const struct file_operations cfs_file_fops = {
+	.open = cfs_open,
+	.release = cfs_release,
+	.llseek = generic_file_llseek,
+	.read_iter = cfs_read_iter,
+	.splice_read = cfs_splice_read,
+	.mmap = cfs_mmap,
+};

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * composefs: a read-only filesystem whose metadata lives in an image file
+ * and whose file contents are backing files in content-addressed stores.
+ */
+#ifndef _FS_COMPOSEFS_INTERNAL_H
+#define _FS_COMPOSEFS_INTERNAL_H
+
+#include <linux/fs.h>
+#include <linux/path.h>
+#include <linux/composefs.h>
+
+#undef pr_fmt
+#define pr_fmt(fmt) "composefs: " fmt
+
+/* Inode numbers are the inode table index plus this base. */
+#define CFS_INO_BASE 1
+
+enum cfs_verity_check {
+	CFS_VERITY_NONE = 0,	/* never check backing files */
+	CFS_VERITY_IF_DIGEST,	/* check files whose inode carries a digest */
+	CFS_VERITY_REQUIRED,	/* every regular file must have a digest */
+};
+
+/* A parsed reference into the image, absolute file offset and length. */
+struct cfs_ref {
+	u64 pos;
+	u32 len;
+};
+
+struct cfs_sb_info {
+	struct file *image;
+	u64 image_size;
+	u64 vdata_offset;
+	u64 num_inodes;
+	struct path *basedirs;
+	unsigned int num_basedirs;
+	char *basedir_opt;		/* as given, for show_options */
+	u8 image_digest[CFS_DIGEST_SIZE];
+	bool has_image_digest;
+	unsigned int verity_check;
+};
+
+struct cfs_inode_info {
+	struct cfs_ref data;		/* dirents, backing path or target */
+	struct cfs_ref xattrs;
+	u32 n_dirents;			/* directories */
+	u64 parent;			/* directories: parent index + 1, or 0 */
+	bool has_digest;		/* regular files */
+	u8 digest[CFS_DIGEST_SIZE];
+	struct inode vfs_inode;
+};
+
+static inline struct cfs_sb_info *CFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct cfs_inode_info *CFS_I(struct inode *inode)
+{
+	return container_of(inode, struct cfs_inode_info, vfs_inode);
+}
+
+static inline u64 cfs_index(const struct inode *inode)
+{
+	return inode->i_ino - CFS_INO_BASE;
+}
+
+/* A name read from a directory chunk. */
+struct cfs_name {
+	u32 inode_num;
+	u8 d_type;
+	u8 len;
+	char name[CFS_MAX_NAME];
+};
+
+/* reader.c: bounds-checked access to the image */
+int cfs_read(struct cfs_sb_info *sbi, u64 pos, void *buf, size_t len);
+int cfs_check_superblock(struct cfs_sb_info *sbi);
+int cfs_read_inode(struct cfs_sb_info *sbi, u64 index, struct cfs_disk_inode *ci);
+int cfs_ref_get(struct cfs_sb_info *sbi, const struct cfs_disk_vdata *vd,
+		struct cfs_ref *ref);
+int cfs_dir_count(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
+		  u32 *n_dirents);
+int cfs_dir_entry(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
+		  u32 n_dirents, u32 i, struct cfs_name *out);
+int cfs_dir_validate(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
+		     u32 n_dirents);
+char *cfs_read_path(struct cfs_sb_info *sbi, const struct cfs_ref *ref,
+		    bool backing);
+int cfs_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
+/* inode.c */
+struct inode *cfs_iget(struct super_block *sb, u64 index);
+extern const struct inode_operations cfs_dir_iops;
+extern const struct inode_operations cfs_file_iops;
+extern const struct inode_operations cfs_symlink_iops;
+extern const struct inode_operations cfs_special_iops;
+
+/* dir.c, namei.c */
+extern const struct file_operations cfs_dir_fops;
+struct dentry *cfs_lookup(struct inode *dir, struct dentry *dentry,
+			  unsigned int flags);
+
+/* file.c */
+extern const struct file_operations cfs_file_fops;
+
+/* xattr.c */
+extern const struct xattr_handler *cfs_xattr_handlers[];
+ssize_t cfs_listxattr(struct dentry *dentry, char *buf, size_t size);
+
+#endif /* _FS_COMPOSEFS_INTERNAL_H */

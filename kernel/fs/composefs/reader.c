@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * composefs image reader: every access goes through the image file's page
+ * cache and is checked against the image bounds before use.  A violation
+ * of the format rules is reported as -EUCLEAN.
+ */
+
+#include <linux/pagemap.h>
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "internal.h"
+
+/* Images on filesystems without read_folio (tmpfs) are read with read_iter. */
+static int cfs_read_file(struct cfs_sb_info *sbi, u64 pos, void *buf,
+			 size_t len)
+{
+	loff_t off = pos;
+	ssize_t n = kernel_read(sbi->image, buf, len, &off);
+
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EUCLEAN;
+}
+
+/* Copy @len bytes at absolute offset @pos of the image into @buf. */
+int cfs_read(struct cfs_sb_info *sbi, u64 pos, void *buf, size_t len)
+{
+	struct address_space *mapping = sbi->image->f_mapping;
+	char *dst = buf;
+
+	if (pos > sbi->image_size || len > sbi->image_size - pos)
+		return -EUCLEAN;
+	if (!mapping->a_ops->read_folio)
+		return cfs_read_file(sbi, pos, buf, len);
+
+	while (len) {
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(size_t, len, PAGE_SIZE - off);
+		struct page *page;
+
+		page = read_mapping_page(mapping, pos >> PAGE_SHIFT,
+					 sbi->image);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		memcpy_from_page(dst, page, off, n);
+		put_page(page);
+		dst += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int cfs_check_superblock(struct cfs_sb_info *sbi)
+{
+	struct cfs_disk_superblock sb;
+	u64 vdata;
+	int err, i;
+
+	if (sbi->image_size < CFS_SUPERBLOCK_SIZE + CFS_INODE_SIZE)
+		return -EUCLEAN;
+	err = cfs_read(sbi, 0, &sb, sizeof(sb));
+	if (err)
+		return err;
+	if (le32_to_cpu(sb.magic) != CFS_MAGIC ||
+	    le32_to_cpu(sb.version) != CFS_VERSION)
+		return -EUCLEAN;
+	for (i = 0; i < ARRAY_SIZE(sb.unused); i++)
+		if (sb.unused[i])
+			return -EUCLEAN;
+
+	vdata = le64_to_cpu(sb.vdata_offset);
+	if (vdata < CFS_SUPERBLOCK_SIZE + CFS_INODE_SIZE ||
+	    vdata > sbi->image_size || vdata % CFS_VDATA_ALIGN ||
+	    (vdata - CFS_SUPERBLOCK_SIZE) % CFS_INODE_SIZE)
+		return -EUCLEAN;
+	sbi->vdata_offset = vdata;
+	sbi->num_inodes = (vdata - CFS_SUPERBLOCK_SIZE) / CFS_INODE_SIZE;
+	return 0;
+}
+
+int cfs_read_inode(struct cfs_sb_info *sbi, u64 index, struct cfs_disk_inode *ci)
+{
+	if (index >= sbi->num_inodes)
+		return -EUCLEAN;
+	return cfs_read(sbi, CFS_SUPERBLOCK_SIZE + index * CFS_INODE_SIZE, ci,
+			sizeof(*ci));
+}
+
+/* Turn a vdata reference into an absolute, in-bounds range. */
+int cfs_ref_get(struct cfs_sb_info *sbi, const struct cfs_disk_vdata *vd,
+		struct cfs_ref *ref)
+{
+	u64 size = sbi->image_size - sbi->vdata_offset;
+	u64 off = le64_to_cpu(vd->off);
+	u32 len = le32_to_cpu(vd->len);
+
+	if (off > size || len > size - off)
+		return -EUCLEAN;
+	ref->pos = sbi->vdata_offset + off;
+	ref->len = len;
+	return 0;
+}
+
+int cfs_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int r = memcmp(a, b, min(alen, blen));
+
+	if (r)
+		return r;
+	if (alen == blen)
+		return 0;
+	return alen < blen ? -1 : 1;
+}
+
+int cfs_dir_count(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
+		  u32 *n_dirents)
+{
+	__le32 n;
+	int err;
+
+	*n_dirents = 0;
+	if (!dir->len)
+		return 0;
+	if (dir->len < sizeof(n) || dir->pos % CFS_VDATA_ALIGN)
+		return -EUCLEAN;
+	err = cfs_read(sbi, dir->pos, &n, sizeof(n));
+	if (err)
+		return err;
+	if ((u64)le32_to_cpu(n) * CFS_DIRENT_SIZE > dir->len - sizeof(n))
+		return -EUCLEAN;
+	*n_dirents = le32_to_cpu(n);
+	return 0;
+}
+
+/* Read dirent @i of a directory chunk, with its name, checking its bounds. */
+int cfs_dir_entry(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
+		  u32 n_dirents, u32 i, struct cfs_name *out)
+{
+	u64 names = dir->pos + sizeof(__le32) + (u64)n_dirents * CFS_DIRENT_SIZE;
+	u64 names_len = dir->pos + dir->len - names;
+	struct cfs_disk_dirent de;
+	u32 name_off;
+	int err;
+
+	if (i >= n_dirents)
+		return -EUCLEAN;
+	err = cfs_read(sbi, dir->pos + sizeof(__le32) + (u64)i * CFS_DIRENT_SIZE,
+		       &de, sizeof(de));
+	if (err)
+		return err;
+	name_off = le32_to_cpu(de.name_offset);
+	if (!de.name_len || name_off > names_len ||
+	    de.name_len > names_len - name_off)
+		return -EUCLEAN;
+	out->inode_num = le32_to_cpu(de.inode_num);
+	out->d_type = de.d_type;
+	out->len = de.name_len;
+	if (out->inode_num >= sbi->num_inodes || de._padding)
+		return -EUCLEAN;
+	return cfs_read(sbi, names + name_off, out->name, out->len);
+}
+
+static bool cfs_dtype_valid(u8 d_type)
+{
+	switch (d_type) {
+	case DT_REG:
+	case DT_DIR:
+	case DT_LNK:
+	case DT_CHR:
+	case DT_BLK:
+	case DT_FIFO:
+	case DT_SOCK:
+		return true;
+	}
+	return false;
+}
+
+static int cfs_check_dirent(struct cfs_sb_info *sbi, const struct cfs_name *e)
+{
+	struct cfs_disk_inode target;
+	int err;
+
+	if (!cfs_dtype_valid(e->d_type) || e->inode_num == CFS_ROOT_INO)
+		return -EUCLEAN;
+	if (memchr(e->name, '/', e->len) || memchr(e->name, '\0', e->len))
+		return -EUCLEAN;
+	if ((e->len == 1 && e->name[0] == '.') ||
+	    (e->len == 2 && e->name[0] == '.' && e->name[1] == '.'))
+		return -EUCLEAN;
+	err = cfs_read_inode(sbi, e->inode_num, &target);
+	if (err)
+		return err;
+	if (S_DT(le32_to_cpu(target.st_mode)) != e->d_type)
+		return -EUCLEAN;
+	return 0;
+}
+
+/*
+ * Check a whole directory chunk once, when its inode is loaded: names,
+ * strict sort order (which also rules out duplicates), inode ranges and
+ * d_type against the target inode.
+ */
+int cfs_dir_validate(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
+		     u32 n_dirents)
+{
+	struct cfs_name *buf, *cur, *prev;
+	int err = 0;
+	u32 i;
+
+	if (!n_dirents)
+		return 0;
+	buf = kmalloc_array(2, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	cur = buf;
+	prev = buf + 1;
+	for (i = 0; i < n_dirents; i++) {
+		err = cfs_dir_entry(sbi, dir, n_dirents, i, cur);
+		if (!err)
+			err = cfs_check_dirent(sbi, cur);
+		if (!err && i &&
+		    cfs_name_cmp(prev->name, prev->len, cur->name, cur->len) >= 0)
+			err = -EUCLEAN;
+		if (err)
+			break;
+		swap(cur, prev);
+		cond_resched();
+	}
+	kfree(buf);
+	return err;
+}
+
+static bool cfs_backing_path_valid(const char *p, size_t len)
+{
+	const char *c = p, *end = p + len;
+
+	if (p[0] == '/')
+		return false;
+	while (c < end) {
+		const char *slash = memchr(c, '/', end - c);
+		size_t n = (slash ? slash : end) - c;
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return false;
+		c += n + 1;
+	}
+	return true;
+}
+
+/*
+ * Read a backing path or symlink target into a new NUL-terminated string.
+ */
+char *cfs_read_path(struct cfs_sb_info *sbi, const struct cfs_ref *ref,
+		    bool backing)
+{
+	char *s;
+	int err;
+
+	if (!ref->len || ref->len > CFS_MAX_PATH)
+		return ERR_PTR(-EUCLEAN);
+	s = kmalloc(ref->len + 1, GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	err = cfs_read(sbi, ref->pos, s, ref->len);
+	if (!err && memchr(s, '\0', ref->len))
+		err = -EUCLEAN;
+	if (!err && backing && !cfs_backing_path_valid(s, ref->len))
+		err = -EUCLEAN;
+	if (err) {
+		kfree(s);
+		return ERR_PTR(err);
+	}
+	s[ref->len] = '\0';
+	return s;
+}

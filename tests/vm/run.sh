@@ -1,0 +1,111 @@
+#!/bin/bash
+# Boot the composefs test kernel under QEMU (TCG) and run the in-VM suite.
+#
+#   tests/vm/run.sh [-k BZIMAGE] [-m MODULE] [-t TIMEOUT_S] [-s SUITE_ARGS]
+#
+# The host's root is the VM's read-only root (virtio-9p), so the VM runs
+# the freshly built tools from this checkout.  A fresh ext4 disk with
+# fs-verity serves as scratch space.  The suite's TAP comes back on the
+# second serial port; the kernel log (first port) must stay free of
+# BUG/KASAN/UBSAN/WARNING/Oops.  QEMU is always killed on the way out.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+kernel=$repo/build/kernel/bzImage
+module=$repo/build/kernel/composefs.ko
+limit=${CFS_VM_TIMEOUT:-900}
+suite_args=${CFS_VM_SUITE:-all}
+
+while getopts k:m:t:s: opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	m) module=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	s) suite_args=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+
+for f in "$kernel" "$module"; do
+	if [ ! -e "$f" ]; then
+		echo "run.sh: $f: missing (run 'make kernel')" >&2
+		exit 2
+	fi
+done
+kernel=$(readlink -f "$kernel")
+module=$(readlink -f "$module")
+
+tmp=$(mktemp -d /tmp/cfs-vm.XXXXXX)
+qpid=
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill -KILL "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	if [ -n "${CFS_VM_KEEP:-}" ]; then
+		echo "# kept $tmp" >&2
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+truncate -s 1G "$tmp/scratch.img"
+mkfs.ext4 -q -F -b 4096 -O verity "$tmp/scratch.img" || exit 2
+: >"$tmp/console.log"
+: >"$tmp/tap.log"
+
+cmdline="root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L"
+cmdline+=" ro console=ttyS0 panic=-1 oops=panic reboot=k"
+cmdline+=" init=$repo/tests/vm/init.sh CFS_REPO=$repo CFS_MODULE=$module"
+cmdline+=" CFS_SUITE=$suite_args CFS_VM_CYCLES=${CFS_VM_CYCLES:-1000}"
+cmdline+=" CFS_VM_MUTATIONS=${CFS_VM_MUTATIONS:-300}"
+
+qemu-system-x86_64 -accel tcg -m 1G -smp 1 -display none -monitor none \
+	-no-reboot -kernel "$kernel" -append "$cmdline" \
+	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
+	-drive "file=$tmp/scratch.img,if=virtio,format=raw,cache=unsafe" \
+	-serial "file:$tmp/console.log" -serial "file:$tmp/tap.log" \
+	</dev/null >"$tmp/qemu.out" 2>&1 &
+qpid=$!
+
+start=$SECONDS
+timed_out=0
+while kill -0 "$qpid" 2>/dev/null; do
+	if [ $((SECONDS - start)) -ge "$limit" ]; then
+		timed_out=1
+		kill -KILL "$qpid" 2>/dev/null
+		break
+	fi
+	sleep 1
+done
+wait "$qpid" 2>/dev/null
+qpid=
+
+tr -d '\r' <"$tmp/tap.log" >"$tmp/tap.txt"
+grep -E '^(ok|not ok|#)' "$tmp/tap.txt"
+n=$(grep -cE '^(ok|not ok)' "$tmp/tap.txt")
+
+n=$((n + 1))
+if grep -q '^# suite done' "$tmp/tap.txt" && [ $timed_out = 0 ]; then
+	echo "ok $n - VM suite ran to the end ($((SECONDS - start)) s)"
+else
+	echo "not ok $n - VM suite did not finish (timeout ${limit}s: $timed_out)"
+	tail -n 40 "$tmp/console.log" | tr -d '\r' | sed 's/^/# console: /'
+	cat "$tmp/qemu.out" | sed 's/^/# qemu: /'
+fi
+
+n=$((n + 1))
+bad='BUG:|KASAN|UBSAN|WARNING:|Oops|Kernel panic|general protection|kmemleak: [0-9]+ new suspected'
+if grep -qE "$bad" "$tmp/console.log"; then
+	echo "not ok $n - kernel log clean"
+	tr -d '\r' <"$tmp/console.log" | grep -E -A 20 "$bad" | head -n 80 |
+		sed 's/^/# kernel: /'
+else
+	echo "ok $n - kernel log clean"
+fi
+if [ -n "${CFS_VM_LOG:-}" ]; then
+	tr -d '\r' <"$tmp/console.log" >"$CFS_VM_LOG"
+fi
+echo "1..$n"
