@@ -1,7 +1,7 @@
 #!/bin/bash
 # The in-VM composefs suite (run by init.sh as root inside QEMU).
 # Prints unnumbered TAP lines; the host adds the plan.
-#   suite.sh [all|basic,verity,overlay,tmpfs,hostile,cycles]
+#   suite.sh [all|basic,verity,overlay,tmpfs,hostile,cycles,SECTION...]
 set -u
 repo=${CFS_REPO:?}
 here=$repo/tests/vm
@@ -195,10 +195,19 @@ cycles() {
 	fi
 }
 
+# More sections: tests/vm/sections/NAME.sh defines a function NAME; they
+# run after the built-in ones, in name order.
+sections=
+for f in "$here"/sections/*.sh; do
+	[ -e "$f" ] || continue
+	. "$f"
+	sections+=" $(basename "$f" .sh)"
+done
+
 setup
 tests=${*:-all}
 tests=${tests//,/ }
-[ "$tests" = all ] && tests="basic verity overlay tmpfs hostile cycles"
+[ "$tests" = all ] && tests="basic verity overlay tmpfs hostile cycles$sections"
 for t in $tests; do
 	echo "# --- $t"
 	$t
