@@ -9,7 +9,7 @@ require_cfs_tools oci2cfs cfs-info
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 16
+plan 18
 
 L=$FX/layout
 convert() { # STORE TAG [ARGS...]
@@ -53,6 +53,16 @@ is "$(store_objects "$S" | sed "s|^$S/||")" \
 missing=$(for m in "$S"/images/*.cfs; do
 	"$CFS_BIN/cfs-info" missing-objects --basedir "$S" "$m"; done)
 is "$missing" "" "no manifest references a missing object"
+
+# --- thread count and the terminal progress display -----------------------
+J=$TMP/onethread
+m1=$(convert "$J" realistic --no-cache --sync=none -j 1 | sed -n 1p)
+cmp -s "$m1" "$R/images/$(basename "$m1")"
+ok $? "one thread gives the same manifest bytes as several"
+script -qec "$CFS_BIN/oci2cfs $L --ref realistic --store $TMP/tty --no-cache" \
+	/dev/null >"$TMP/tty.out" 2>&1
+grep -q "layers [0-9]/3, [0-9.]* MiB read" "$TMP/tty.out"
+ok $? "on a terminal, progress shows layers and bytes"
 
 # --- SIGKILL at various points ----------------------------------------------
 K=$TMP/killed
