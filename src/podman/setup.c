@@ -179,7 +179,14 @@ int cmd_setup(const struct cfs_podman_opts *o, bool install_it,
 			TOOL ": %s: cannot be written in storage.conf\n", root);
 		r = 1;
 	} else if (install_it) {
-		r = install(o, file ? file : pstorage_conf_path(o), root);
+		/* podman refuses to start while a listed store is missing. */
+		if (cfs_mkdir_p(root, 0755) < 0) {
+			fprintf(stderr, TOOL ": %s\n", cfs_strerror());
+			r = 1;
+		} else {
+			r = install(o, file ? file : pstorage_conf_path(o),
+				    root);
+		}
 	} else {
 		printf("# in %s:\n[storage.options]\n"
 		       "additionalimagestores = [\"%s\"]\n",
