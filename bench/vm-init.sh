@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# PID 1 of the benchmark VM (bench/vm.sh), after tests/vm/init.sh: a minimal
+# system on the read-only 9p root, writable places podman needs, composefs.ko
+# loaded, the bench disk on /tmp/b; bench/vm-suite.sh then prints its results
+# on ttyS1 and the VM reboots (QEMU runs with -no-reboot, so that ends it).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mountpoint -q /dev || mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs shm /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+ip link set lo up 2>/dev/null
+
+finish() {
+	sync
+	echo b >/proc/sysrq-trigger
+	sleep 10
+}
+
+exec 3>/dev/ttyS1
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+B=/tmp/b
+mkdir -p $B
+if ! mount -t ext4 /dev/vda $B; then
+	echo "E mount of the bench disk failed" >&3
+	finish
+fi
+# podman writes under /var/tmp (pull), /var/cache/containers and
+# /var/lib/containers even with a private graphroot: give it those.
+mkdir -p $B/var-tmp
+mount --bind $B/var-tmp /var/tmp
+mount -t tmpfs cc /var/cache/containers
+mount -t tmpfs vlc /var/lib/containers
+if ! insmod "$CFS_MODULE"; then
+	echo "E insmod $CFS_MODULE failed" >&3
+	finish
+fi
+timeout "${CFS_BENCH_LIMIT:-1800}" "$CFS_REPO/bench/vm-suite.sh" >&3 2>&1
+echo "# suite exit $?" >&3
+echo "# suite done" >&3
+finish

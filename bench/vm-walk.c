@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vm-walk: the timers of the VM benchmark (bench/vm.sh).  Under TCG a process
+ * start costs ~100 ms, so every timed operation runs inside this one program
+ * with CLOCK_MONOTONIC around the system calls.
+ *
+ *   vm-walk walk [-c] [-L] DIR        stat-walk: readdir + lstat + readlink
+ *                                     (-L: and stat of each link's target,
+ *                                     not descending); prints "MS ENTRIES"
+ *   vm-walk run [-c] CMD [ARG]...     fork+exec+wait, stdout to /dev/null;
+ *                                     prints "MS"
+ *   vm-walk mount [-c] [-l] [-k] [-n N] TYPE SRC TARGET [OPTS]
+ *                                     mount(2) N times (on TARGET/0..N-1
+ *                                     when N > 1); -l attaches SRC to a loop
+ *                                     device first; -k keeps the mounts;
+ *                                     prints "MEDIAN_MS MAX_MS TOTAL_MS
+ *                                     LOOP_MS"; TYPE "bind" bind-mounts
+ *   vm-walk farm DUMP STORE DIR       symlink farm from a composefs-dump(5)
+ *                                     listing; prints "MS ENTRIES"
+ *   vm-walk whiteouts DIR             OCI whiteouts (.wh.NAME, .wh..wh..opq)
+ *                                     to overlayfs ones; prints "MS COUNT"
+ *   vm-walk drop                      sync and drop the caches
+ *
+ * -c (cold) syncs and drops the page, dentry and inode caches just before
+ * the clock starts.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_MOUNTS 1000
+
+static const char *prog = "vm-walk";
+
+static void die(const char *subject, const char *msg)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, subject, msg);
+	exit(1);
+}
+
+static void die_errno(const char *subject)
+{
+	die(subject, strerror(errno));
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0 || write(fd, "3\n", 2) != 2)
+		die_errno("/proc/sys/vm/drop_caches");
+	close(fd);
+}
+
+/* ---- walk ---- */
+
+struct walk {
+	bool follow;
+	long entries;
+};
+
+static void walk_dir(struct walk *w, int dirfd, const char *path)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+
+	if (!d)
+		die_errno(path);
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		struct stat st;
+		char buf[4096];
+		int fd;
+
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			die_errno(name);
+		w->entries++;
+		if (S_ISLNK(st.st_mode)) {
+			if (readlinkat(dirfd, name, buf, sizeof(buf)) < 0)
+				die_errno(name);
+			/* -L: stat what the link names, as a farm's user
+			 * would; never descend (ls -lR does not either) */
+			if (w->follow && fstatat(dirfd, name, &st, 0) &&
+			    errno != ENOENT && errno != ELOOP)
+				die_errno(name); /* dangling links are fine */
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			die_errno(name);
+		walk_dir(w, fd, name);
+	}
+	closedir(d);
+}
+
+static int cmd_walk(bool cold, bool follow, const char *dir)
+{
+	struct walk w = {.follow = follow};
+	double t0;
+	int fd;
+
+	if (cold)
+		drop_caches();
+	t0 = now_ms();
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		die_errno(dir);
+	walk_dir(&w, fd, dir);
+	printf("%.1f %ld\n", now_ms() - t0, w.entries);
+	return 0;
+}
+
+/* ---- run ---- */
+
+static int cmd_run(bool cold, char **argv)
+{
+	double t0;
+	pid_t pid;
+	int status;
+
+	if (cold)
+		drop_caches();
+	t0 = now_ms();
+	pid = fork();
+	if (pid < 0)
+		die_errno("fork");
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null < 0 || dup2(null, 1) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die_errno("waitpid");
+	printf("%.1f\n", now_ms() - t0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: %s: failed (status %#x)\n", prog, argv[0],
+			status);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- mount ---- */
+
+/* Attaches FILE read-only to a free loop device; its path goes to DEV. */
+static void loop_attach(const char *file, char *dev, size_t len)
+{
+	struct loop_config cfg = {0};
+	int ctl, n, fd, lfd;
+
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (ctl < 0)
+		die_errno("/dev/loop-control");
+	n = ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (n < 0)
+		die_errno("LOOP_CTL_GET_FREE");
+	close(ctl);
+	snprintf(dev, len, "/dev/loop%d", n);
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		die_errno(file);
+	lfd = open(dev, O_RDWR);
+	if (lfd < 0)
+		die_errno(dev);
+	cfg.fd = fd;
+	cfg.info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR;
+	if (ioctl(lfd, LOOP_CONFIGURE, &cfg))
+		die_errno("LOOP_CONFIGURE");
+	close(fd);
+	/* the loop device stays until its last user, the mount, goes */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct mount_req {
+	const char *type, *src, *target, *opts;
+	bool loop, keep, cold;
+	int count;
+};
+
+static double mount_one(const struct mount_req *r, const char *target,
+			double *loop_ms)
+{
+	unsigned long flags = MS_RDONLY;
+	const char *type = r->type, *src = r->src;
+	char dev[64];
+	double t0;
+
+	if (!strcmp(type, "bind")) {
+		type = NULL;
+		flags = MS_BIND;
+	} else if (!strcmp(type, "overlay")) {
+		flags = 0; /* writable when given an upperdir */
+	}
+	if (r->loop) {
+		t0 = now_ms();
+		loop_attach(src, dev, sizeof(dev));
+		*loop_ms += now_ms() - t0;
+		src = dev;
+	}
+	t0 = now_ms();
+	if (mount(src, target, type, flags, r->opts))
+		die_errno(target);
+	return now_ms() - t0;
+}
+
+static int cmd_mount(const struct mount_req *r)
+{
+	static double ms[MAX_MOUNTS];
+	char target[4096];
+	double total = 0, loop_ms = 0;
+	int i;
+
+	if (r->count < 1 || r->count > MAX_MOUNTS)
+		die("-n", "count out of range");
+	if (r->cold)
+		drop_caches();
+	for (i = 0; i < r->count; i++) {
+		if (r->count == 1) {
+			snprintf(target, sizeof(target), "%s", r->target);
+		} else {
+			snprintf(target, sizeof(target), "%s/%d", r->target, i);
+			if (mkdir(target, 0755) && errno != EEXIST)
+				die_errno(target);
+		}
+		ms[i] = mount_one(r, target, &loop_ms);
+		total += ms[i];
+	}
+	for (i = 0; !r->keep && i < r->count; i++) {
+		if (r->count > 1)
+			snprintf(target, sizeof(target), "%s/%d", r->target, i);
+		if (umount2(r->count > 1 ? target : r->target, 0))
+			die_errno("umount");
+	}
+	qsort(ms, r->count, sizeof(ms[0]), cmp_double);
+	printf("%.3f %.3f %.3f %.3f\n", ms[r->count / 2], ms[r->count - 1],
+	       total, loop_ms);
+	return 0;
+}
+
+/* ---- farm ---- */
+
+/* Decodes a composefs-dump(5) field in place: \\, \xXY, \n \r \t; "-" is
+ * the empty field. */
+static char *unescape(char *s)
+{
+	char *in = s, *out = s;
+
+	if (!strcmp(s, "-"))
+		return s + 1;
+	while (*in) {
+		if (*in != '\\') {
+			*out++ = *in++;
+			continue;
+		}
+		in++;
+		switch (*in) {
+		case 'x': {
+			char hex[3] = {in[1], in[2], 0};
+
+			*out++ = (char)strtol(hex, NULL, 16);
+			in += 3;
+			break;
+		}
+		case 'n':
+			*out++ = '\n', in++;
+			break;
+		case 't':
+			*out++ = '\t', in++;
+			break;
+		case 'r':
+			*out++ = '\r', in++;
+			break;
+		default:
+			*out++ = *in++;
+		}
+	}
+	*out = 0;
+	return s;
+}
+
+struct dump_entry {
+	char *path, *payload, *content;
+	unsigned int mode;
+	bool hardlink;
+	uid_t uid;
+	gid_t gid;
+	dev_t rdev;
+};
+
+static bool parse_dump_line(char *line, struct dump_entry *e)
+{
+	char *f[11];
+	char *save = NULL;
+	int i;
+
+	for (i = 0; i < 11; i++) {
+		f[i] = strtok_r(i ? NULL : line, " \n", &save);
+		if (!f[i])
+			return false;
+	}
+	e->path = unescape(f[0]);
+	e->hardlink = f[2][0] == '@';
+	e->mode = strtoul(f[2] + e->hardlink, NULL, 8);
+	e->uid = strtoul(f[4], NULL, 10);
+	e->gid = strtoul(f[5], NULL, 10);
+	e->rdev = strtoull(f[6], NULL, 10);
+	e->payload = unescape(f[8]);
+	e->content = unescape(f[9]);
+	return true;
+}
+
+static void write_file(const char *path, const struct dump_entry *e)
+{
+	size_t len = strlen(e->content);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, e->mode & 07777);
+
+	if (fd < 0 || write(fd, e->content, len) != (ssize_t)len)
+		die_errno(path);
+	if (fchown(fd, e->uid, e->gid))
+		die_errno(path);
+	close(fd);
+}
+
+static void farm_entry(const struct dump_entry *e, const char *store,
+		       const char *dir)
+{
+	char path[8192], target[8192];
+
+	snprintf(path, sizeof(path), "%s%s", dir, e->path);
+	if (e->hardlink) {
+		snprintf(target, sizeof(target), "%s%s", dir, e->payload);
+		if (link(target, path))
+			die_errno(path);
+		return;
+	}
+	switch (e->mode & S_IFMT) {
+	case S_IFDIR:
+		if (strcmp(e->path, "/") && (mkdir(path, e->mode & 07777) ||
+					     lchown(path, e->uid, e->gid)))
+			die_errno(path);
+		break;
+	case S_IFLNK:
+		if (symlink(e->payload, path))
+			die_errno(path);
+		break;
+	case S_IFREG:
+		if (!*e->payload) {
+			write_file(path, e);
+			break;
+		}
+		snprintf(target, sizeof(target), "%s/%s", store, e->payload);
+		if (symlink(target, path))
+			die_errno(path);
+		break;
+	default:
+		if (mknod(path, e->mode, e->rdev))
+			die_errno(path);
+	}
+}
+
+static int cmd_farm(const char *dump, const char *store, const char *dir)
+{
+	struct dump_entry e;
+	char *line = NULL;
+	size_t cap = 0;
+	long n = 0;
+	double t0 = now_ms();
+	FILE *in = fopen(dump, "r");
+
+	if (!in)
+		die_errno(dump);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die_errno(dir);
+	while (getline(&line, &cap, in) > 0) {
+		if (!parse_dump_line(line, &e))
+			die(dump, "malformed line");
+		farm_entry(&e, store, dir);
+		n++;
+	}
+	fclose(in);
+	free(line);
+	printf("%.1f %ld\n", now_ms() - t0, n);
+	return 0;
+}
+
+/* ---- whiteouts ---- */
+
+static long whiteouts_dir(int dirfd, const char *path)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	long n = 0;
+
+	if (!d)
+		die_errno(path);
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		int fd;
+
+		if (!strcmp(name, ".wh..wh..opq")) {
+			if (unlinkat(dirfd, name, 0) ||
+			    fsetxattr(dirfd, "trusted.overlay.opaque", "y", 1,
+				      0))
+				die_errno(name);
+			n++;
+		} else if (!strncmp(name, ".wh.", 4)) {
+			if (unlinkat(dirfd, name, 0) ||
+			    mknodat(dirfd, name + 4, S_IFCHR | 0600,
+				    makedev(0, 0)))
+				die_errno(name);
+			n++;
+		} else if (de->d_type == DT_DIR && strcmp(name, ".") &&
+			   strcmp(name, "..")) {
+			fd = openat(dirfd, name,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+			if (fd < 0)
+				die_errno(name);
+			n += whiteouts_dir(fd, name);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static int cmd_whiteouts(const char *dir)
+{
+	double t0 = now_ms();
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	long n;
+
+	if (fd < 0)
+		die_errno(dir);
+	n = whiteouts_dir(fd, dir);
+	printf("%.1f %ld\n", now_ms() - t0, n);
+	return 0;
+}
+
+/* ---- main ---- */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s walk [-c] [-L] DIR | run [-c] CMD... |\n"
+		"       mount [-c] [-l] [-k] [-n N] TYPE SRC TARGET [OPTS] |\n"
+		"       farm DUMP STORE DIR | whiteouts DIR | drop\n",
+		prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct mount_req r = {.count = 1};
+	bool follow = false;
+	const char *cmd;
+	int opt;
+
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	argv++, argc--;
+	while ((opt = getopt(argc, argv, "+cLlkn:")) != -1) {
+		switch (opt) {
+		case 'c':
+			r.cold = true;
+			break;
+		case 'L':
+			follow = true;
+			break;
+		case 'l':
+			r.loop = true;
+			break;
+		case 'k':
+			r.keep = true;
+			break;
+		case 'n':
+			r.count = atoi(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	argv += optind, argc -= optind;
+	if (!strcmp(cmd, "walk") && argc == 1)
+		return cmd_walk(r.cold, follow, argv[0]);
+	if (!strcmp(cmd, "run") && argc >= 1)
+		return cmd_run(r.cold, argv);
+	if (!strcmp(cmd, "mount") && (argc == 3 || argc == 4)) {
+		r.type = argv[0], r.src = argv[1], r.target = argv[2];
+		r.opts = argc == 4 ? argv[3] : NULL;
+		return cmd_mount(&r);
+	}
+	if (!strcmp(cmd, "farm") && argc == 3)
+		return cmd_farm(argv[0], argv[1], argv[2]);
+	if (!strcmp(cmd, "whiteouts") && argc == 1)
+		return cmd_whiteouts(argv[0]);
+	if (!strcmp(cmd, "drop") && argc == 0) {
+		drop_caches();
+		return 0;
+	}
+	usage();
+	return 2;
+}

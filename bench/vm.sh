@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The VM part of `make bench`: composefs against overlayfs, EROFS, plain
+# ext4 and a symlink farm, and against podman's pull, inside one QEMU VM
+# running the plain test kernel.  See bench/README.md.
+#
+#   bench/vm.sh [-r RUNS] [-s SECTIONS]      (as root)
+#
+# Environment: CFS_BENCH_CACHE (/var/cache/cfs-bench), CFS_BENCH_VM_TIMEOUT
+# (seconds, 3000), CFS_BENCH_VM_KEEP=1 keeps the work directory,
+# CFS_BENCH_VM_RAW=FILE also saves the raw result lines.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+cache=${CFS_BENCH_CACHE:-/var/cache/cfs-bench}
+limit=${CFS_BENCH_VM_TIMEOUT:-3000}
+kernel=$repo/build/kernel/plain/bzImage
+module=$repo/build/kernel/plain/composefs.ko
+walk=$repo/build/bench/vm-walk
+runs=3
+sections=p2r,podman,mount,walk
+
+die() { echo "bench/vm.sh: $*" >&2; exit 1; }
+
+while getopts r:s: opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	s) sections=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+
+[ "$(id -u)" = 0 ] || die "must run as root"
+for tool in qemu-system-x86_64 mkfs.ext4 mkfs.erofs podman runc conmon \
+	umoci skopeo cc python3; do
+	command -v "$tool" >/dev/null || die "$tool is missing"
+done
+for f in oci2cfs mount.composefs cfs-info; do
+	[ -x "$repo/build/bin/$f" ] || die "build/bin/$f missing: run make"
+done
+if [ ! -e "$kernel" ] || [ ! -e "$module" ]; then
+	echo "== make kernel KERNEL_VARIANT=plain" >&2
+	make -C "$repo" kernel KERNEL_VARIANT=plain >&2 ||
+		die "cannot build the plain kernel"
+fi
+kernel=$(readlink -f "$kernel")
+module=$(readlink -f "$module")
+
+mkdir -p "$repo/build/bench"
+cc -O2 -Wall -Wextra -Werror -o "$walk" "$here/vm-walk.c" ||
+	die "cannot build vm-walk"
+
+image=$("$here/mkimage.sh" "$cache" | tail -n 1) || die "mkimage.sh failed"
+root=$("$here/vm-prep.sh" "$image" "$walk" | tail -n 1) ||
+	die "vm-prep.sh failed"
+
+tmp=$(mktemp -d /var/tmp/cfs-bench-vm.XXXXXX)
+qpid=
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill -KILL "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	if [ -n "${CFS_BENCH_VM_KEEP:-}" ]; then
+		echo "# kept $tmp" >&2
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The disk: the prepared trees plus room for the stores made in the VM.
+size=$(($(du -s --block-size=1M "$root" | cut -f1) + 7168))
+echo "== disk: ${size} MiB ext4 -O verity, populated from $root" >&2
+mkfs.ext4 -q -F -b 4096 -O verity -d "$root" "$tmp/disk.img" "${size}M" ||
+	die "mkfs.ext4 -d failed"
+
+cmdline="root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L"
+# Under TCG the guest's TSC counts at the host's TSC rate, but the kernel
+# (no HPET/ACPI PM timer) calibrates it badly or marks it unstable, and its
+# fallback, jiffies, has 10 ms steps that swallow mount times: give it the
+# host's rate and keep it.
+tsc_khz=$(awk -F: '/^cpu MHz/ {printf "%d", $2 * 1000; exit}' /proc/cpuinfo)
+cmdline+=" ro console=ttyS0 panic=-1 reboot=k"
+[ -n "$tsc_khz" ] && cmdline+=" tsc_early_khz=$tsc_khz tsc=reliable"
+cmdline+=" init=$here/vm-init.sh"
+cmdline+=" CFS_REPO=$repo CFS_MODULE=$module CFS_WALK=$walk"
+cmdline+=" CFS_BENCH_RUNS=$runs CFS_BENCH_SECTIONS=$sections"
+cmdline+=" CFS_BENCH_LIMIT=$limit"
+
+host_load() { cut -d' ' -f1-3 /proc/loadavg; }
+other_vms() { pgrep -c qemu-system 2>/dev/null || echo 0; }
+load_before=$(host_load)
+vms_before=$(other_vms)
+start=$SECONDS
+echo "== booting the bench VM (plain kernel, TCG, 1 CPU, 2 GiB)" >&2
+qemu-system-x86_64 -accel tcg -m 2G -smp 1 -display none -monitor none \
+	-no-reboot -kernel "$kernel" -append "$cmdline" \
+	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
+	-drive "file=$tmp/disk.img,if=virtio,format=raw,cache=none" \
+	-serial "file:$tmp/console.log" -serial "file:$tmp/results.log" \
+	</dev/null >"$tmp/qemu.out" 2>&1 &
+qpid=$!
+vms_during=$(($(other_vms) - 1))
+while kill -0 "$qpid" 2>/dev/null; do
+	if [ $((SECONDS - start)) -ge $((limit + 120)) ]; then
+		echo "bench/vm.sh: VM timed out after $limit s" >&2
+		kill -KILL "$qpid" 2>/dev/null
+		break
+	fi
+	sleep 2
+done
+wait "$qpid" 2>/dev/null
+qpid=
+elapsed=$((SECONDS - start))
+
+tr -d '\r' <"$tmp/results.log" >"$tmp/results.txt"
+[ -n "${CFS_BENCH_VM_RAW:-}" ] && cp "$tmp/results.txt" "$CFS_BENCH_VM_RAW"
+{
+	echo "# host load before $load_before, after $(host_load);" \
+		"other QEMU VMs on the host: $vms_before before, $vms_during at boot"
+	echo "# VM wall time ${elapsed} s"
+} >>"$tmp/results.txt"
+python3 "$here/vm-report.py" "$tmp/results.txt"
+status=$?
+if ! grep -q '^# suite done' "$tmp/results.txt"; then
+	echo "bench/vm.sh: the VM suite did not finish; console tail:" >&2
+	tail -n 30 "$tmp/console.log" | tr -d '\r' >&2
+	status=1
+fi
+exit $status
