@@ -41,7 +41,8 @@ struct cfs_store {
 	/* Open-addressing index into pending (entry + 1; 0 = empty). */
 	size_t *index, n_index;
 	struct cfs_store_stats stats;
-	bool verity_unsupported;
+	atomic_bool verity_unsupported;
+	atomic_bool verity_used;
 	atomic_bool interrupted;
 };
 
@@ -131,6 +132,7 @@ void cfs_store_get_stats(struct cfs_store *s, struct cfs_store_stats *st)
 {
 	pthread_mutex_lock(&s->lock);
 	*st = s->stats;
+	st->verity = atomic_load(&s->verity_used);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -237,7 +239,7 @@ static int enable_verity(struct cfs_store *s, const char *tmp)
 	r = cfs_verity_enable(fd);
 	close(fd);
 	if (r == 0) {
-		s->stats.verity = true;
+		atomic_store(&s->verity_used, true);
 		return 0;
 	}
 	if (errno != EOPNOTSUPP && errno != ENOTTY && errno != EINVAL) {
@@ -468,6 +470,77 @@ int cfs_store_add_fd(struct cfs_store *s, int fd, uint64_t size,
 	return cfs_store_add_stream(s, cfs_fd_read_fn, &fd, size, digest);
 }
 
+/*
+ * Enabling fs-verity makes the kernel read and hash the object and write
+ * its Merkle tree, and ext4 and btrfs wait for that writeback before the
+ * ioctl returns. One object at a time leaves the CPUs idle while the disk
+ * works and the disk idle while a CPU hashes, so a batch is placed by
+ * several threads.
+ */
+#define COMMIT_THREADS 8
+#define COMMIT_MIN_PER_THREAD 16
+
+struct commit_job {
+	struct cfs_store *s;
+	atomic_size_t next;
+	atomic_bool failed;
+	pthread_mutex_t lock;
+	char error[1024];
+};
+
+static void commit_fail(struct commit_job *j)
+{
+	pthread_mutex_lock(&j->lock);
+	if (!atomic_exchange(&j->failed, true))
+		snprintf(j->error, sizeof(j->error), "%s", cfs_strerror());
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void *commit_worker(void *opaque)
+{
+	struct commit_job *j = opaque;
+	struct cfs_store *s = j->s;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&j->next, 1)) < s->n_pending) {
+		struct pending *p = &s->pending[i];
+
+		if (atomic_load(&j->failed) || atomic_load(&s->interrupted))
+			unlinkat(s->dirfd, p->tmp, 0);
+		else if (place_object(s, p->tmp, p->digest) < 0)
+			commit_fail(j);
+	}
+	return NULL;
+}
+
+/* Places every pending object; they were made durable by the caller. */
+static int place_pending(struct cfs_store *s)
+{
+	struct commit_job j = {.s = s};
+	size_t n = s->n_pending / COMMIT_MIN_PER_THREAD;
+	pthread_t threads[COMMIT_THREADS];
+	size_t started = 0;
+
+	pthread_mutex_init(&j.lock, NULL);
+	n = n < 1 ? 1 : n > COMMIT_THREADS ? COMMIT_THREADS : n;
+	while (started + 1 < n &&
+	       pthread_create(&threads[started], NULL, commit_worker, &j) == 0)
+		started++;
+	commit_worker(&j);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_mutex_destroy(&j.lock);
+	if (atomic_load(&j.failed)) {
+		cfs_error("%s", j.error);
+		return -1;
+	}
+	if (atomic_load(&s->interrupted)) {
+		cfs_error("%s: interrupted", s->dir);
+		return -1;
+	}
+	return 0;
+}
+
 int cfs_store_commit(struct cfs_store *s)
 {
 	int r = 0;
@@ -477,14 +550,14 @@ int cfs_store_commit(struct cfs_store *s)
 		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
 		r = -1;
 	}
-	for (size_t i = 0; i < s->n_pending; i++) {
-		if (r == 0)
-			r = place_object(s, s->pending[i].tmp,
-					 s->pending[i].digest);
-		else
+	if (r == 0) {
+		r = place_pending(s);
+	} else {
+		for (size_t i = 0; i < s->n_pending; i++)
 			unlinkat(s->dirfd, s->pending[i].tmp, 0);
-		free(s->pending[i].tmp);
 	}
+	for (size_t i = 0; i < s->n_pending; i++)
+		free(s->pending[i].tmp);
 	if (r == 0 && s->n_pending && syncfs(s->dirfd) < 0) {
 		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
 		r = -1;
