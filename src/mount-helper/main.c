@@ -196,6 +196,7 @@ static int validate(struct mh_request *r)
 static void free_request(struct mh_request *r)
 {
 	free(r->image);
+	free(r->refs_dir);
 	free(r->target);
 	free(r->basedirs);
 	free(r->digest);

@@ -37,6 +37,7 @@ struct mh_opts {
 struct mh_request {
 	const char *source_arg; /* as given on the command line */
 	char *image;		/* the manifest file */
+	char *refs_dir;		/* <store>/refs when SOURCE is a NAME */
 	char *target;
 	char *basedirs; /* colon-joined, or NULL */
 	char *digest;	/* what goes to the kernel as digest=, or NULL */

@@ -76,14 +76,32 @@ static char *composefs_options(const struct mh_request *r, const char *user)
 	return s;
 }
 
+/*
+ * A NAME source is mounted as NAME, opened by the kernel relative to the
+ * store's refs/ (the working directory), so the mount table shows what
+ * fstab says and `mount -a` run again sees the line as mounted. Paths
+ * stay canonical; libmount must not turn NAME into one.
+ */
+static const char *mount_source(const struct mh_request *r,
+				struct libmnt_context *cxt)
+{
+	if (!r->refs_dir)
+		return r->image;
+	if (chdir(r->refs_dir) < 0 ||
+	    mnt_context_disable_canonicalize(cxt, 1) < 0)
+		return NULL;
+	return r->source_arg;
+}
+
 static int mount_one(const struct mh_request *r, const char *type,
 		     const char *target, const char *options)
 {
 	struct libmnt_context *cxt = mh_new_context(MNT_ACT_MOUNT, r->flags);
+	const char *source = cxt ? mount_source(r, cxt) : NULL;
 	int rc;
 
-	if (!cxt || mnt_context_set_fstype(cxt, type) ||
-	    mnt_context_set_source(cxt, r->image) ||
+	if (!source || mnt_context_set_fstype(cxt, type) ||
+	    mnt_context_set_source(cxt, source) ||
 	    mnt_context_set_target(cxt, target) ||
 	    mnt_context_set_options(cxt, options)) {
 		mnt_free_context(cxt);

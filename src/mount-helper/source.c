@@ -71,6 +71,8 @@ static int resolve_ref(struct mh_request *r)
 		rc = mh_fail(MNT_EX_FAIL, name, "%s: broken ref: %s", ref,
 			     strerror(errno));
 	free(ref);
+	if (!rc)
+		r->refs_dir = xasprintf("%s/refs", store);
 	return rc;
 }
 

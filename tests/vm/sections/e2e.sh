@@ -98,6 +98,41 @@ os.execvpe(argv[0], argv, env)
 EOF
 }
 
+# mount -a over the private fstab: a line by NAME with store= and verity,
+# one by manifest path with basedir= and an upper dir; a second run finds
+# them mounted and does nothing; umount of each undoes both layers.
+e2e_mount_all() {
+	local up=$S/e2e-up4
+	mkdir -p $E/m3 $E/m4 $up/u $up/w
+	printf '%s %s composefs basedir=%s,digest=%s 0 0\n' \
+		"$e2e_man" $E/m3 $e2e_store $e2e_dig >>$E/fstab
+	printf 'realistic %s composefs store=%s,upperdir=%s,workdir=%s 0 0\n' \
+		$E/m4 $e2e_store $up/u $up/w >>$E/fstab
+	run_cmd mount -a -t composefs
+	if [ $st = 0 ] && is_composefs $E/m2 && is_composefs $E/m3 &&
+		findmnt -n -o FSTYPE --mountpoint $E/m4 | grep -qx overlay &&
+		cmp -s $E/m3/etc/motd $E/m4/etc/motd; then
+		ok "mount -a -t composefs mounts every fstab line (NAME, manifest path, upperdir)"
+	else
+		nok "mount -a -t composefs (status $st)"
+		diag_lines /tmp/run.err
+		findmnt -R /tmp | sed 's/^/#   /'
+	fi
+	[ "$(findmnt -n -o SOURCE --mountpoint $E/m2)" = realistic ]
+	is_ok $? "a mount by NAME shows NAME as its source"
+	local before
+	before=$(grep -c " $E/m" /proc/mounts)
+	run_cmd mount -a -t composefs
+	[ $st = 0 ] && [ "$(grep -c " $E/m" /proc/mounts)" = "$before" ]
+	is_ok $? "a second mount -a finds them mounted and mounts nothing more"
+	echo written >$E/m4/etc/by-mount-a 2>/dev/null &&
+		[ -e $up/u/etc/by-mount-a ] && [ ! -e $E/m3/etc/by-mount-a ]
+	is_ok $? "the upperdir line of fstab is writable; the write lands in its upper dir"
+	check "umount of the three fstab mounts" umount $E/m2 $E/m3 $E/m4
+	! grep -qE " $E/m[234] | /run/cfs/" /proc/mounts
+	is_ok $? "nothing of them stays mounted (the private composefs of upperdir too)"
+}
+
 e2e_realistic() {
 	local m=$E/m1 out want
 	e2e_push_pull realistic
@@ -160,6 +195,7 @@ true"
 			diag_lines /tmp/run.err
 		fi
 		check "umount TARGET of the fstab mount" umount $E/m2
+		e2e_mount_all
 		umount /etc/fstab
 	else
 		nok "bind-mount a private /etc/fstab"
