@@ -102,6 +102,11 @@ char *pcontainer_using(const struct cfs_podman_opts *o, const char *id);
  */
 char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
 			      const char *layer);
+/*
+ * Name of an image with this id in the primary store (pulled there too:
+ * podman would show that one and hide ours), or NULL.
+ */
+char *pprimary_image_with_id(const struct cfs_podman_opts *o, const char *id);
 /* storage.conf of the options (or its default). */
 const char *pstorage_conf_path(const struct cfs_podman_opts *o);
 

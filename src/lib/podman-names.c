@@ -255,8 +255,9 @@ char *pcontainer_using(const struct cfs_podman_opts *o, const char *id)
 	return who;
 }
 
-char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
-			      const char *layer)
+/* First name of an image in the primary store whose FIELD is VALUE. */
+static char *primary_image_where(const struct cfs_podman_opts *o,
+				 const char *field, const char *value)
 {
 	struct pconf c;
 	char *dir, *who = NULL;
@@ -269,10 +270,10 @@ char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
 	n = arr ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && !who; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *l = pjson_str(e, "layer");
+		const char *v = pjson_str(e, field);
 		struct json_object *names, *n0 = NULL;
 
-		if (!l || strcmp(l, layer))
+		if (!v || strcmp(v, value))
 			continue;
 		if (json_object_object_get_ex(e, "names", &names) &&
 		    json_object_is_type(names, json_type_array) &&
@@ -286,4 +287,15 @@ char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
 	free(dir);
 	pconf_free(&c);
 	return who;
+}
+
+char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
+			      const char *layer)
+{
+	return primary_image_where(o, "layer", layer);
+}
+
+char *pprimary_image_with_id(const struct cfs_podman_opts *o, const char *id)
+{
+	return primary_image_where(o, "id", id);
 }

@@ -256,11 +256,25 @@ static int choose_mountpoint(struct add_ctx *c)
 	return 0;
 }
 
+static int check_not_pulled(struct add_ctx *c)
+{
+	char *name = pprimary_image_with_id(c->o, c->src.id);
+
+	if (!name)
+		return 0;
+	cfs_error("image %.12s is also in podman's own store (as %s), which "
+		  "would hide this one: podman rmi it first",
+		  c->src.id, name);
+	free(name);
+	return -1;
+}
+
 static int register_new(struct add_ctx *c)
 {
 	bool mounted_here = false, layer_added = false;
 
-	if (check_names_free(c, NULL) < 0 || choose_mountpoint(c) < 0)
+	if (check_not_pulled(c) < 0 || check_names_free(c, NULL) < 0 ||
+	    choose_mountpoint(c) < 0)
 		return -1;
 	if (c->meta.managed) {
 		int m = pmount_is_mounted(c->meta.mountpoint);

@@ -209,6 +209,16 @@ is "$out" "" "podman no longer lists it"
 run "$CP" --store "$S" check
 ok $(test "$st" -eq 0 && test -z "$out"; echo $?) "check is clean after remove"
 
+# --- the same image pulled normally: its id is taken in podman's store
+run podman pull -q "oci:$L:realistic"
+succeeds "podman pull oci:LAYOUT:realistic (the same image, pulled)"
+run "$CP" --store "$S" add realistic --mountpoint "$TMP/mnt-real"
+fails "add refuses an image podman holds as pulled (same id)" \
+	"also in podman's own store"
+podman rmi -f "$ID" >/dev/null 2>&1
+run "$CP" --store "$S" check
+ok $(test "$st" -eq 0 && test -z "$out"; echo $?) "nothing registered by the refused add"
+
 # --- check and sync: a missing external mount
 "$CP" --store "$S" add realistic --mountpoint "$TMP/mnt-real" >/dev/null
 umount "$TMP/mnt-real"
