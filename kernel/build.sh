@@ -43,8 +43,20 @@ key=$(cat "${fragments[@]}" "$kdir"/series/*.patch | sha256sum | cut -c1-16)
 tree=$cache/tree-$variant-$key
 mkdir -p "$cache" "$out/$variant"
 
+# Trees of this variant with other keys are stale configurations; each is
+# over a gigabyte, so drop them when a new one is made.
+prune_stale() {
+	local d
+	for d in "$cache"/tree-"$variant"-* "$cache"/mod-"$variant"-*; do
+		case $d in *-"$key") continue ;; esac
+		[ -d "$d" ] && log "removing stale $d" && rm -rf "$d"
+	done
+	return 0
+}
+
 unpack_tree() {
 	local tmp=$tree.tmp
+	prune_stale
 	log "unpacking $tarball into $tree"
 	rm -rf "$tmp"
 	mkdir -p "$tmp"

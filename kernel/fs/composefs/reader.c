@@ -23,28 +23,50 @@ static int cfs_read_file(struct cfs_sb_info *sbi, u64 pos, void *buf,
 	return n == len ? 0 : -EUCLEAN;
 }
 
+/*
+ * Metadata is read in small pieces scattered over the image (an inode, a
+ * dirent, a name), which read_mapping_folio() alone would fetch one page per
+ * synchronous I/O on a cold cache.  On a miss, read a window around the page
+ * first: a cold walk then costs a few large reads of the compact image.
+ */
+#define CFS_READAHEAD_PAGES 64
+
+static struct folio *cfs_get_folio(struct cfs_sb_info *sbi, pgoff_t index)
+{
+	struct address_space *mapping = sbi->image->f_mapping;
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	if (folio && folio_test_uptodate(folio))
+		return folio;
+	if (folio)
+		folio_put(folio);
+	else
+		page_cache_sync_readahead(mapping, &sbi->image->f_ra,
+					  sbi->image, index,
+					  CFS_READAHEAD_PAGES);
+	return read_mapping_folio(mapping, index, sbi->image);
+}
+
 /* Copy @len bytes at absolute offset @pos of the image into @buf. */
 int cfs_read(struct cfs_sb_info *sbi, u64 pos, void *buf, size_t len)
 {
-	struct address_space *mapping = sbi->image->f_mapping;
 	char *dst = buf;
 
 	if (pos > sbi->image_size || len > sbi->image_size - pos)
 		return -EUCLEAN;
-	if (!mapping->a_ops->read_folio)
+	if (!sbi->image->f_mapping->a_ops->read_folio)
 		return cfs_read_file(sbi, pos, buf, len);
 
 	while (len) {
+		pgoff_t index = pos >> PAGE_SHIFT;
 		size_t off = offset_in_page(pos);
 		size_t n = min_t(size_t, len, PAGE_SIZE - off);
-		struct page *page;
+		struct folio *folio = cfs_get_folio(sbi, index);
 
-		page = read_mapping_page(mapping, pos >> PAGE_SHIFT,
-					 sbi->image);
-		if (IS_ERR(page))
-			return PTR_ERR(page);
-		memcpy_from_page(dst, page, off, n);
-		put_page(page);
+		if (IS_ERR(folio))
+			return PTR_ERR(folio);
+		memcpy_from_page(dst, folio_file_page(folio, index), off, n);
+		folio_put(folio);
 		dst += n;
 		pos += n;
 		len -= n;
