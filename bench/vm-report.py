@@ -172,10 +172,13 @@ def issue4(r):
     target("mount of a converted image (N=1)", r.med("mount1"), 5,
            unit=" ms")
     target("slowest of 100 mounts", r.med("mount100", 1), 5, unit=" ms")
-    target("pull-to-run speedup vs podman", ratio(pod_med, cfs), 2,
-           less=False)
-    target("pull-to-run speedup vs scripted overlay",
-           ratio(r.med("p2r:ovl-script"), cfs), 2, less=False)
+    # The issue compares with podman pull + run when podman runs in the
+    # VM (it does); the scripted unpack is its fallback, shown for scale.
+    target("pull-to-run speedup vs podman pull + run", ratio(pod_med, cfs),
+           2, less=False)
+    print(f"  info  pull-to-run speedup vs the scripted untar + overlay "
+          f"(no hashing, no sync): "
+          f"{fmt(ratio(r.med('p2r:ovl-script'), cfs))}x")
 
 
 def issue5(r):

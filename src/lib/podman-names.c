@@ -220,7 +220,28 @@ char *pname_used(struct pstore *p, const struct cfs_podman_opts *o,
 	return where;
 }
 
-char *pcontainer_using(const struct cfs_podman_opts *o, const char *id)
+/* The first string of a record's "names", or NULL. */
+static const char *first_name(struct json_object *e)
+{
+	struct json_object *names, *n0;
+
+	if (!json_object_object_get_ex(e, "names", &names) ||
+	    !json_object_is_type(names, json_type_array) ||
+	    !json_object_array_length(names))
+		return NULL;
+	n0 = json_object_array_get_idx(names, 0);
+	return json_object_is_type(n0, json_type_string)
+		       ? json_object_get_string(n0)
+		       : NULL;
+}
+
+/*
+ * The first record of the primary store's KIND ("images", "containers")
+ * whose FIELD is VALUE, as describe() puts it; NULL if there is none.
+ */
+static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
+			  const char *field, const char *value,
+			  char *(*describe)(struct json_object *e))
 {
 	struct pconf c;
 	char *dir, *who = NULL;
@@ -228,26 +249,15 @@ char *pcontainer_using(const struct cfs_podman_opts *o, const char *id)
 	size_t n;
 
 	pconf_load(o, &c);
-	dir = xasprintf("%s-containers", c.driver);
-	arr = load_locked(c.graphroot, dir, "containers");
+	dir = xasprintf("%s-%s", c.driver, kind);
+	arr = load_locked(c.graphroot, dir, kind);
 	n = arr ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && !who; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *img = pjson_str(e, "image");
-		const char *cid = pjson_str(e, "id");
-		struct json_object *names, *n0;
+		const char *v = pjson_str(e, field);
 
-		if (!img || strcmp(img, id))
-			continue;
-		n0 = json_object_object_get_ex(e, "names", &names) &&
-				     json_object_is_type(names, json_type_array)
-			     ? json_object_array_get_idx(names, 0)
-			     : NULL;
-		if (n0 && !json_object_is_type(n0, json_type_string))
-			n0 = NULL;
-		who = xasprintf("%.12s%s%s%s", cid ? cid : "?", n0 ? " (" : "",
-				n0 ? json_object_get_string(n0) : "",
-				n0 ? ")" : "");
+		if (v && !strcmp(v, value))
+			who = describe(e);
 	}
 	json_object_put(arr);
 	free(dir);
@@ -255,47 +265,33 @@ char *pcontainer_using(const struct cfs_podman_opts *o, const char *id)
 	return who;
 }
 
-/* First name of an image in the primary store whose FIELD is VALUE. */
-static char *primary_image_where(const struct cfs_podman_opts *o,
-				 const char *field, const char *value)
+static char *describe_container(struct json_object *e)
 {
-	struct pconf c;
-	char *dir, *who = NULL;
-	struct json_object *arr;
-	size_t n;
+	const char *cid = pjson_str(e, "id"), *name = first_name(e);
 
-	pconf_load(o, &c);
-	dir = xasprintf("%s-images", c.driver);
-	arr = load_locked(c.graphroot, dir, "images");
-	n = arr ? json_object_array_length(arr) : 0;
-	for (size_t i = 0; i < n && !who; i++) {
-		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *v = pjson_str(e, field);
-		struct json_object *names, *n0 = NULL;
+	return xasprintf("%.12s%s%s%s", cid ? cid : "?", name ? " (" : "",
+			 name ? name : "", name ? ")" : "");
+}
 
-		if (!v || strcmp(v, value))
-			continue;
-		if (json_object_object_get_ex(e, "names", &names) &&
-		    json_object_is_type(names, json_type_array) &&
-		    json_object_array_length(names) > 0)
-			n0 = json_object_array_get_idx(names, 0);
-		who = xstrdup(n0 && json_object_is_type(n0, json_type_string)
-				      ? json_object_get_string(n0)
-				      : "<none>");
-	}
-	json_object_put(arr);
-	free(dir);
-	pconf_free(&c);
-	return who;
+static char *describe_image(struct json_object *e)
+{
+	const char *name = first_name(e);
+
+	return xstrdup(name ? name : "<none>");
+}
+
+char *pcontainer_using(const struct cfs_podman_opts *o, const char *id)
+{
+	return primary_find(o, "containers", "image", id, describe_container);
 }
 
 char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
 			      const char *layer)
 {
-	return primary_image_where(o, "layer", layer);
+	return primary_find(o, "images", "layer", layer, describe_image);
 }
 
 char *pprimary_image_with_id(const struct cfs_podman_opts *o, const char *id)
 {
-	return primary_image_where(o, "id", id);
+	return primary_find(o, "images", "id", id, describe_image);
 }

@@ -274,8 +274,8 @@ for line in sorted(a - b):
         known.append("root: / is %s pulled (containers-storage skips the "
                      "layer's root entry), %s in composefs" % (pulled, ours))
     elif pulled[0] == "-" and f[-1] != "1":
-        known.append("hard link: %s is %s pulled (mode of a link header), "
-                     "%s in composefs (the target's)" % (f[0], pulled, ours))
+        known.append("hard link: %s pulled (mode of a link header), %s in "
+                     "composefs (the target's)" % (line, ours))
     else:
         bad.append("pulled:    " + line)
         bad.append("composefs: " + other)
