@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The content-addressed object store. An object is written to .tmp/, its
- * fs-verity digest computed while it is written (one pass over the data),
- * then, per the sync policy, made durable, verity-enabled and renamed to
- * xx/yyyy... with RENAME_NOREPLACE: a concurrent writer of the same object
- * simply loses the race, and a final name never holds a partial object.
+ * fs-verity digest computed while it is written (one pass over the data)
+ * or, for large objects where fs-verity is enabled anyway, taken from the
+ * kernel; then, per the sync policy, made durable, verity-enabled and
+ * renamed to xx/yyyy... with RENAME_NOREPLACE: a concurrent writer of the
+ * same object simply loses the race, and a final name never holds a
+ * partial object.
  */
 #include "store.h"
 
@@ -292,12 +294,7 @@ fail:
 	return -1;
 }
 
-/*
- * Hands a fully written temp object to the store: dropped if the object
- * exists, placed now (sync each/none) or queued for cfs_store_commit.
- */
-static int finish_object(struct cfs_store *s, int fd, char *tmp,
-			 const uint8_t *digest, uint64_t size)
+static int close_object(struct cfs_store *s, int fd)
 {
 	int r = 0;
 
@@ -309,6 +306,17 @@ static int finish_object(struct cfs_store *s, int fd, char *tmp,
 		cfs_error("%s: writing object: %s", s->dir, strerror(errno));
 		r = -1;
 	}
+	return r;
+}
+
+/*
+ * Hands a closed temp object (or, r < 0, a failed one) to the store:
+ * dropped if the object exists, placed now (sync each/none) or queued for
+ * cfs_store_commit.
+ */
+static int file_object(struct cfs_store *s, int r, char *tmp,
+		       const uint8_t *digest, uint64_t size)
+{
 	pthread_mutex_lock(&s->lock);
 	if (r == 0 && (pending_has(s, digest) || object_exists(s, digest))) {
 		s->stats.existing_objects++;
@@ -330,6 +338,12 @@ static int finish_object(struct cfs_store *s, int fd, char *tmp,
 		free(tmp);
 	}
 	return r;
+}
+
+static int finish_object(struct cfs_store *s, int fd, char *tmp,
+			 const uint8_t *digest, uint64_t size)
+{
+	return file_object(s, close_object(s, fd), tmp, digest, size);
 }
 
 static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
@@ -412,8 +426,8 @@ static int tee_read(void *opaque, void *buf, size_t count)
 	return 0;
 }
 
-static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
-		     uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
+static int add_large_hashed(struct cfs_store *s, cfs_read_fn fn, void *opaque,
+			    uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
 {
 	struct tee t = {fn, opaque, -1, NULL, 0, 0};
 	char *tmp;
@@ -437,6 +451,81 @@ static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		return -1;
 	}
 	return finish_object(s, t.fd, tmp, digest, size);
+}
+
+static int copy_stream(struct cfs_store *s, cfs_read_fn fn, void *opaque,
+		       uint64_t size, int fd)
+{
+	uint8_t *buf = xmalloc(WRITE_BUF_SIZE);
+	int r = 0;
+
+	while (size && r == 0) {
+		size_t n = size < WRITE_BUF_SIZE ? size : WRITE_BUF_SIZE;
+
+		r = fn(opaque, buf, n);
+		if (r == 0 && cfs_write_all(fd, buf, n) < 0) {
+			cfs_error("%s: writing object: %s", s->dir,
+				  strerror(errno));
+			r = -1;
+		}
+		size -= n;
+	}
+	free(buf);
+	return r < 0 ? -1 : 0;
+}
+
+/* The digest of a closed temp object: the kernel's, or computed here. */
+static int temp_digest(struct cfs_store *s, const char *tmp, uint64_t size,
+		       uint8_t digest[CFS_DIGEST_SIZE])
+{
+	int fd, r;
+
+	if (enable_verity(s, tmp) < 0)
+		return -1;
+	fd = openat(s->dirfd, tmp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cfs_error("%s: %s: %s", s->dir, tmp, strerror(errno));
+		return -1;
+	}
+	if (atomic_load(&s->verity_unsupported)) {
+		r = cfs_verity_digest_fd(fd, size, digest);
+	} else {
+		r = cfs_verity_measure(fd, digest);
+		if (r < 0)
+			cfs_error("%s: %s: measuring fs-verity: %s", s->dir,
+				  tmp, strerror(errno));
+	}
+	close(fd);
+	return r;
+}
+
+/*
+ * Where fs-verity is enabled anyway, the kernel hashes the object when it
+ * builds the Merkle tree, and its measurement is the object's name: the
+ * content is written unhashed and the kernel's digest taken, one SHA-256
+ * pass instead of two. An object that turns out to exist cost a write.
+ * The first object finds out whether the filesystem has fs-verity; where
+ * it has none, it is hashed from the page cache and the rest on the way.
+ */
+static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
+		     uint64_t size, uint8_t digest[CFS_DIGEST_SIZE])
+{
+	char *tmp;
+	int fd, r;
+
+	if (s->opts.no_verity || atomic_load(&s->verity_unsupported))
+		return add_large_hashed(s, fn, opaque, size, digest);
+	fd = tmp_create(s, &tmp);
+	if (fd < 0)
+		return -1;
+	r = copy_stream(s, fn, opaque, size, fd);
+	if (r == 0)
+		r = close_object(s, fd);
+	else
+		close(fd);
+	if (r == 0)
+		r = temp_digest(s, tmp, size, digest);
+	return file_object(s, r, tmp, digest, size);
 }
 
 void cfs_store_interrupt(struct cfs_store *s)
