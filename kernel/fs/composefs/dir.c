@@ -15,6 +15,9 @@ static int cfs_readdir(struct file *file, struct dir_context *ctx)
 	struct cfs_name *e;
 	int err = 0;
 
+	err = cfs_dir_load(dir);
+	if (err)
+		return err;
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 	if (ctx->pos - 2 >= info->n_dirents)

@@ -58,21 +58,47 @@ static int cfs_init_reg(struct inode *inode, const struct cfs_disk_inode *ci)
 	return 0;
 }
 
+/* The dirents are read and checked on first use: see cfs_dir_load(). */
 static int cfs_init_dir(struct inode *inode)
 {
-	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
 	struct cfs_inode_info *info = CFS_I(inode);
-	int err;
 
 	if (inode->i_size != info->data.len)
 		return -EUCLEAN;
-	err = cfs_dir_count(sbi, &info->data, &info->n_dirents);
-	if (!err)
-		err = cfs_dir_validate(sbi, &info->data, info->n_dirents);
-	if (err)
-		return err;
 	inode->i_op = &cfs_dir_iops;
 	inode->i_fop = &cfs_dir_fops;
+	return 0;
+}
+
+/*
+ * Read and check a directory's chunk as a whole, once, before its first
+ * lookup or readdir rather than when its inode is loaded: a mount then
+ * reads only the superblock and the root inode, and a stat of a directory
+ * reads none of its dirents.  Two first users may both check it; they
+ * find the same count, and only a checked count is ever used.
+ */
+int cfs_dir_load(struct inode *dir)
+{
+	struct cfs_sb_info *sbi = CFS_SB(dir->i_sb);
+	struct cfs_inode_info *info = CFS_I(dir);
+	u32 n;
+	int err;
+
+	/* pairs with the release below: n_dirents is read after this */
+	if (smp_load_acquire(&info->dir_loaded))
+		return 0;
+	err = cfs_dir_count(sbi, &info->data, &n);
+	if (!err)
+		err = cfs_dir_validate(sbi, &info->data, n);
+	if (err) {
+		if (err == -EUCLEAN)
+			pr_err_ratelimited("corrupt directory %llu in image\n",
+					   cfs_index(dir));
+		return err;
+	}
+	WRITE_ONCE(info->n_dirents, n);
+	/* publish n_dirents before the flag that lets it be used */
+	smp_store_release(&info->dir_loaded, true);
 	return 0;
 }
 

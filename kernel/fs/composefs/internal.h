@@ -39,12 +39,14 @@ struct cfs_sb_info {
 	u8 image_digest[CFS_DIGEST_SIZE];
 	bool has_image_digest;
 	unsigned int verity_check;
+	bool readahead;			/* set once mounted, see cfs_get_folio() */
 };
 
 struct cfs_inode_info {
 	struct cfs_ref data;		/* dirents, backing path or target */
 	struct cfs_ref xattrs;
-	u32 n_dirents;			/* directories */
+	u32 n_dirents;			/* directories, once dir_loaded */
+	bool dir_loaded;		/* see cfs_dir_load() */
 	u64 parent;			/* directories: parent index + 1, or 0 */
 	bool has_digest;		/* regular files */
 	u8 digest[CFS_DIGEST_SIZE];
@@ -92,6 +94,7 @@ int cfs_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /* inode.c */
 struct inode *cfs_iget(struct super_block *sb, u64 index);
+int cfs_dir_load(struct inode *dir);
 extern const struct inode_operations cfs_dir_iops;
 extern const struct inode_operations cfs_file_iops;
 extern const struct inode_operations cfs_symlink_iops;

@@ -11,10 +11,14 @@ static int cfs_dir_find(struct inode *dir, const struct qstr *name,
 			u64 *index)
 {
 	struct cfs_inode_info *info = CFS_I(dir);
-	u32 lo = 0, hi = info->n_dirents;
 	struct cfs_name *e;
-	int err = -ENOENT;
+	int err = cfs_dir_load(dir);
+	u32 lo = 0, hi;
 
+	if (err)
+		return err;
+	hi = info->n_dirents;
+	err = -ENOENT;
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;

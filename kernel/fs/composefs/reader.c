@@ -28,8 +28,10 @@ static int cfs_read_file(struct cfs_sb_info *sbi, u64 pos, void *buf,
  * dirent, a name), which read_mapping_folio() alone would fetch one page per
  * synchronous I/O on a cold cache.  On a miss, read a window around the page
  * first: a cold walk then costs a few large reads of the compact image.
+ * Mounting reads a handful of pages (superblock, root directory), and
+ * windows there would only make the mount slower: they start after it.
  */
-#define CFS_READAHEAD_PAGES 64
+#define CFS_READAHEAD_PAGES 32
 
 static struct folio *cfs_get_folio(struct cfs_sb_info *sbi, pgoff_t index)
 {
@@ -40,7 +42,7 @@ static struct folio *cfs_get_folio(struct cfs_sb_info *sbi, pgoff_t index)
 		return folio;
 	if (folio)
 		folio_put(folio);
-	else
+	else if (sbi->readahead)
 		page_cache_sync_readahead(mapping, &sbi->image->f_ra,
 					  sbi->image, index,
 					  CFS_READAHEAD_PAGES);

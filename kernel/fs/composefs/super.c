@@ -205,7 +205,10 @@ static int cfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -EUCLEAN;
 	}
 	sb->s_root = d_make_root(root);
-	return sb->s_root ? 0 : -ENOMEM;
+	if (!sb->s_root)
+		return -ENOMEM;
+	sbi->readahead = true;
+	return 0;
 }
 
 static int cfs_get_tree(struct fs_context *fc)
@@ -258,6 +261,7 @@ static struct inode *cfs_alloc_inode(struct super_block *sb)
 	memset(&info->data, 0, sizeof(info->data));
 	memset(&info->xattrs, 0, sizeof(info->xattrs));
 	info->n_dirents = 0;
+	info->dir_loaded = false;
 	info->parent = 0;
 	info->has_digest = false;
 	return &info->vfs_inode;
