@@ -1,31 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# PID 1 of the benchmark VM (bench/vm.sh), after tests/vm/init.sh: a minimal
-# system on the read-only 9p root, writable places podman needs, composefs.ko
+# PID 1 of the benchmark VM (bench/vm.sh), on tests/vm/pid1.sh's minimal
+# system on the read-only 9p root: writable places podman needs, composefs.ko
 # loaded, the bench disk on /tmp/b; bench/vm-suite.sh then prints its results
 # on ttyS1 and the VM reboots (QEMU runs with -no-reboot, so that ends it).
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/tmp LANG=C.UTF-8
-
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mountpoint -q /dev || mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t tmpfs run /run
+. "$CFS_REPO/tests/vm/pid1.sh"
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs shm /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 ip link set lo up 2>/dev/null
 
-finish() {
-	sync
-	echo b >/proc/sysrq-trigger
-	sleep 10
-}
-
-exec 3>/dev/ttyS1
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
 B=/tmp/b
 mkdir -p $B
 if ! mount -t ext4 /dev/vda $B; then

@@ -55,13 +55,11 @@ image=$("$here/mkimage.sh" "$cache" | tail -n 1) || die "mkimage.sh failed"
 root=$("$here/vm-prep.sh" "$image" "$walk" | tail -n 1) ||
 	die "vm-prep.sh failed"
 
+. "$repo/tests/vm/qemu.sh"
+
 tmp=$(mktemp -d /var/tmp/cfs-bench-vm.XXXXXX)
-qpid=
 cleanup() {
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
-		kill -KILL "$qpid" 2>/dev/null
-		wait "$qpid" 2>/dev/null
-	fi
+	vm_kill
 	if [ -n "${CFS_BENCH_VM_KEEP:-}" ]; then
 		echo "# kept $tmp" >&2
 	else
@@ -77,13 +75,12 @@ echo "== disk: ${size} MiB ext4 -O verity, populated from $root" >&2
 mkfs.ext4 -q -F -b 4096 -O verity -d "$root" "$tmp/disk.img" "${size}M" ||
 	die "mkfs.ext4 -d failed"
 
-cmdline="root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L"
+cmdline=$vm_cmdline
 # Under TCG the guest's TSC counts at the host's TSC rate, but the kernel
 # (no HPET/ACPI PM timer) calibrates it badly or marks it unstable, and its
 # fallback, jiffies, has 10 ms steps that swallow mount times: give it the
 # host's rate and keep it.
 tsc_khz=$(awk -F: '/^cpu MHz/ {printf "%d", $2 * 1000; exit}' /proc/cpuinfo)
-cmdline+=" ro console=ttyS0 panic=-1 reboot=k"
 [ -n "$tsc_khz" ] && cmdline+=" tsc_early_khz=$tsc_khz tsc=reliable"
 cmdline+=" init=$here/vm-init.sh"
 cmdline+=" CFS_REPO=$repo CFS_MODULE=$module CFS_WALK=$walk"
@@ -96,24 +93,11 @@ load_before=$(host_load)
 vms_before=$(other_vms)
 start=$SECONDS
 echo "== booting the bench VM (plain kernel, TCG, 1 CPU, 2 GiB)" >&2
-qemu-system-x86_64 -accel tcg -m 2G -smp 1 -display none -monitor none \
-	-no-reboot -kernel "$kernel" -append "$cmdline" \
-	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
-	-drive "file=$tmp/disk.img,if=virtio,format=raw,cache=none" \
-	-serial "file:$tmp/console.log" -serial "file:$tmp/results.log" \
-	</dev/null >"$tmp/qemu.out" 2>&1 &
-qpid=$!
+vm_start "$kernel" "$cmdline" 2G "$tmp/disk.img" none \
+	"$tmp/console.log" "$tmp/results.log" "$tmp/qemu.out"
 vms_during=$(($(other_vms) - 1))
-while kill -0 "$qpid" 2>/dev/null; do
-	if [ $((SECONDS - start)) -ge $((limit + 120)) ]; then
-		echo "bench/vm.sh: VM timed out after $limit s" >&2
-		kill -KILL "$qpid" 2>/dev/null
-		break
-	fi
-	sleep 2
-done
-wait "$qpid" 2>/dev/null
-qpid=
+vm_wait $((limit + 120)) ||
+	echo "bench/vm.sh: VM timed out after $limit s" >&2
 elapsed=$((SECONDS - start))
 
 tr -d '\r' <"$tmp/results.log" >"$tmp/results.txt"

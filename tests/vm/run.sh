@@ -35,13 +35,11 @@ done
 kernel=$(readlink -f "$kernel")
 module=$(readlink -f "$module")
 
+. "$repo/tests/vm/qemu.sh"
+
 tmp=$(mktemp -d /tmp/cfs-vm.XXXXXX)
-qpid=
 cleanup() {
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
-		kill -KILL "$qpid" 2>/dev/null
-		wait "$qpid" 2>/dev/null
-	fi
+	vm_kill
 	if [ -n "${CFS_VM_KEEP:-}" ]; then
 		echo "# kept $tmp" >&2
 	else
@@ -56,32 +54,16 @@ mkfs.ext4 -q -F -b 4096 -O verity "$tmp/scratch.img" || exit 2
 : >"$tmp/console.log"
 : >"$tmp/tap.log"
 
-cmdline="root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L"
-cmdline+=" ro console=ttyS0 panic=-1 oops=panic reboot=k"
+cmdline="$vm_cmdline oops=panic"
 cmdline+=" init=$repo/tests/vm/init.sh CFS_REPO=$repo CFS_MODULE=$module"
 cmdline+=" CFS_SUITE=$suite_args CFS_VM_CYCLES=${CFS_VM_CYCLES:-1000}"
 cmdline+=" CFS_VM_MUTATIONS=${CFS_VM_MUTATIONS:-300}"
 
-qemu-system-x86_64 -accel tcg -m 1G -smp 1 -display none -monitor none \
-	-no-reboot -kernel "$kernel" -append "$cmdline" \
-	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
-	-drive "file=$tmp/scratch.img,if=virtio,format=raw,cache=unsafe" \
-	-serial "file:$tmp/console.log" -serial "file:$tmp/tap.log" \
-	</dev/null >"$tmp/qemu.out" 2>&1 &
-qpid=$!
-
 start=$SECONDS
 timed_out=0
-while kill -0 "$qpid" 2>/dev/null; do
-	if [ $((SECONDS - start)) -ge "$limit" ]; then
-		timed_out=1
-		kill -KILL "$qpid" 2>/dev/null
-		break
-	fi
-	sleep 1
-done
-wait "$qpid" 2>/dev/null
-qpid=
+vm_start "$kernel" "$cmdline" 1G "$tmp/scratch.img" unsafe \
+	"$tmp/console.log" "$tmp/tap.log" "$tmp/qemu.out"
+vm_wait "$limit" || timed_out=1
 
 tr -d '\r' <"$tmp/tap.log" >"$tmp/tap.txt"
 grep -E '^(ok|not ok|#)' "$tmp/tap.txt"
