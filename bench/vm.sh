@@ -57,17 +57,7 @@ root=$("$here/vm-prep.sh" "$image" "$walk" | tail -n 1) ||
 
 . "$repo/tests/vm/qemu.sh"
 
-tmp=$(mktemp -d /var/tmp/cfs-bench-vm.XXXXXX)
-cleanup() {
-	vm_kill
-	if [ -n "${CFS_BENCH_VM_KEEP:-}" ]; then
-		echo "# kept $tmp" >&2
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+vm_workdir /var/tmp/cfs-bench-vm.XXXXXX "${CFS_BENCH_VM_KEEP:-}"
 
 # The disk: the prepared trees plus room for the stores made in the VM.
 size=$(($(du -s --block-size=1M "$root" | cut -f1) + 7168))

@@ -47,3 +47,22 @@ vm_kill() {
 	fi
 	vm_pid=
 }
+
+# vm_workdir TEMPLATE KEEP: makes the work directory $tmp (mktemp -d
+# TEMPLATE) and the EXIT trap that kills QEMU and removes $tmp, or keeps
+# it (and says so) when KEEP is not empty.
+vm_workdir() {
+	tmp=$(mktemp -d "$1") || exit 2
+	vm_keep=$2
+	trap vm_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+vm_cleanup() {
+	vm_kill
+	if [ -n "$vm_keep" ]; then
+		echo "# kept $tmp" >&2
+	else
+		rm -rf "$tmp"
+	fi
+}

@@ -37,17 +37,7 @@ module=$(readlink -f "$module")
 
 . "$repo/tests/vm/qemu.sh"
 
-tmp=$(mktemp -d /tmp/cfs-vm.XXXXXX)
-cleanup() {
-	vm_kill
-	if [ -n "${CFS_VM_KEEP:-}" ]; then
-		echo "# kept $tmp" >&2
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+vm_workdir /tmp/cfs-vm.XXXXXX "${CFS_VM_KEEP:-}"
 
 truncate -s 1G "$tmp/scratch.img"
 mkfs.ext4 -q -F -b 4096 -O verity "$tmp/scratch.img" || exit 2
