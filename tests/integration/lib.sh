@@ -148,16 +148,7 @@ build_fixtures() {
 
 # Config digest (hex) of a tagged image in an OCI layout.
 config_hex() { # LAYOUT TAG
-	python3 - "$1" "$2" <<'EOF'
-import json, os, sys
-lay, tag = sys.argv[1:]
-def blob(d):
-    return open(os.path.join(lay, "blobs", *d.split(":")), "rb").read()
-idx = json.load(open(os.path.join(lay, "index.json")))
-m = [m for m in idx["manifests"]
-     if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == tag][0]
-print(json.loads(blob(m["digest"]))["config"]["digest"].split(":")[1])
-EOF
+	python3 "$TOP/tests/integration/layout-config.py" "$1" "$2"
 }
 
 # Objects of a store: files named DIR/xx/yyyy... (62 hex), one per line.

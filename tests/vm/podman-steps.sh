@@ -38,16 +38,7 @@ pod_ms() { date +%s%3N; }
 
 # Config digest (hex) of a tagged image in the fixture layout.
 pod_config_hex() { # TAG
-	$py - "$L" "$1" <<'EOF'
-import json, os, sys
-lay, tag = sys.argv[1:]
-def blob(d):
-    return open(os.path.join(lay, "blobs", *d.split(":")), "rb").read()
-idx = json.load(open(os.path.join(lay, "index.json")))
-m = [m for m in idx["manifests"]
-     if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == tag][0]
-print(json.loads(blob(m["digest"]))["config"]["digest"].split(":")[1])
-EOF
+	$py $repo/tests/integration/layout-config.py "$L" "$1"
 }
 
 pod_objects() { # the objects in the cfs store, as xx/yyyy, sorted
