@@ -25,12 +25,12 @@ note() { echo "# $*"; }
 fail() { echo "E $*"; }
 want() { case ",$sections," in *",$1,"*) return 0 ;; esac; return 1; }
 
-# timed KEY CMD...: one vm-walk measurement (first field) as "R KEY MS".
+# timed KEY CMD...: one vm-walk measurement as "R KEY MS [FIELD...]".
 timed() {
 	local key=$1 out
 	shift
 	if out=$("$W" "$@"); then
-		res "$key" "${out%% *}"
+		res "$key" $out
 	else
 		fail "$key: $*"
 	fi
@@ -194,11 +194,13 @@ section_mount() {
 	for i in $(seq 1 "$runs"); do
 		load
 		timed mount:composefs mount -c composefs $IMG $M/a basedir=$S
+		timed mount:composefs-warm mount composefs $IMG $M/a basedir=$S
+		timed open:image open -c $IMG
 		timed mount:overlay mount -c overlay overlay $M/b \
 			"$(ovl_opts $B/ov-m$i $LAYERS)"
 		local out
 		if out=$($W mount -c -l erofs $B/erofs.img $M/c); then
-			res mount:erofs "$(echo $out | cut -d' ' -f1)"
+			res mount:erofs $out
 			res loop:erofs "$(echo $out | cut -d' ' -f4)"
 		else
 			fail "mount erofs"
