@@ -10,7 +10,6 @@
   check.py cycles IMG BASEDIR MNT N   N mount/list/umount cycles
 """
 import ctypes
-import ctypes.util
 import errno
 import mmap
 import os
@@ -18,18 +17,8 @@ import stat
 import sys
 import time
 
-libc = ctypes.CDLL(ctypes.util.find_library('c'), use_errno=True)
-failed = 0
-
-
-def tap(cond, name, diag=()):
-    global failed
-    print(('ok' if cond else 'not ok') + ' - ' + name)
-    if not cond:
-        failed += 1
-        for d in list(diag)[:20]:
-            print('#   ' + str(d))
-    sys.stdout.flush()
+import vmtap
+from vmtap import libc, tap
 
 
 def walk(top):
@@ -223,20 +212,22 @@ def sharecache(a, b):
 
 def cycles(image, basedir, mnt, count):
     """Mount, list and unmount COUNT times in one process."""
-    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong,
-                                                   ctypes.c_char_p]
-    opts = ('basedir=' + basedir).encode()
-    done = 0
+    opts = 'basedir=' + basedir
+    done = err = 0
     times = []
     for done in range(int(count)):
         t0 = time.perf_counter()
-        if libc.mount(image.encode(), mnt.encode(), b'composefs', 1, opts):
+        err = vmtap.mount_composefs(image, mnt, opts)
+        if err:
             break
         times.append(time.perf_counter() - t0)
         names = os.listdir(mnt)
         for n in names[:20]:
             os.lstat(os.path.join(mnt, n))
-        if libc.umount2(mnt.encode(), 0):
+        try:
+            vmtap.umount(mnt)
+        except OSError as e:
+            err = e.errno
             break
     else:
         done = int(count)
@@ -246,7 +237,7 @@ def cycles(image, basedir, mnt, count):
               f'median {times[len(times) // 2] * 1000:.2f} ms, '
               f'max {times[-1] * 1000:.2f} ms')
     tap(done == int(count), f'{count} mount/list/umount cycles ({done} done)',
-        [os.strerror(ctypes.get_errno())])
+        [os.strerror(err)])
 
 
 def main():
@@ -254,7 +245,7 @@ def main():
     {'compare': compare, 'erofs': erofs, 'enoent': enoent,
      'mmap': check_mmap, 'seekdir': seekdir,
      'sharecache': sharecache, 'cycles': cycles}[cmd](*args)
-    return 1 if failed else 0
+    return vmtap.status()
 
 
 if __name__ == '__main__':

@@ -45,19 +45,8 @@ OCI2CFS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        "..", "..", "build", "bin", "oci2cfs")
 sys.path.insert(0, os.path.dirname(REFDUMP))
 import refdump  # noqa: E402
-
-failed = 0
-
-
-def tap(cond, name, diag=()):
-    global failed
-    print(("ok" if cond else "not ok") + " - " + name)
-    if not cond:
-        failed += 1
-        for d in list(diag)[:40]:
-            print("#   " + d.rstrip("\n"))
-    sys.stdout.flush()
-
+import vmtap  # noqa: E402
+from vmtap import tap  # noqa: E402
 
 class References:
     def __init__(self, fx, scratch):
@@ -245,7 +234,7 @@ def main():
         return 0
     if cmd == "run":
         run_all(refs, fx, *sys.argv[4:6])
-        return 1 if failed else 0
+        return vmtap.status()
     for line in sys.stdin:
         try:
             name, mnt, reftag = line.split()
@@ -253,7 +242,7 @@ def main():
         except Exception:  # one TAP failure, not a lost traceback
             tap(False, "fixtures-compare.py: %s" % line.strip(),
                 traceback.format_exc().splitlines())
-    return 1 if failed else 0
+    return vmtap.status()
 
 
 if __name__ == "__main__":
