@@ -176,7 +176,8 @@ def issue4(r):
         ["  of which the first podman run", r.cell("run1:podman")],
     ]
     table(["path", "ms"], rows)
-    print("composefs mounts of one manifest, N at once (mount(2) each, "
+    print("composefs mounts of N manifests at once (the bench manifest and "
+          "copies of it in the store, each\nwith fs-verity; mount(2) each, "
           "caches dropped before the first):")
     rows = []
     for n in (1, 10, 100):

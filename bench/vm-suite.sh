@@ -38,26 +38,12 @@ timed() {
 
 load() { note "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
+. "$repo/tests/integration/podman-conf.sh"
+
 # podman_conf GRAPHROOT [ADDITIONAL-STORE]: a private podman setup.
 podman_conf() {
-	export CONTAINERS_STORAGE_CONF=/tmp/storage.conf
-	export CONTAINERS_CONF=/tmp/containers.conf
-	{
-		printf '[storage]\ndriver = "overlay"\n'
-		printf 'graphroot = "%s"\nrunroot = "%s"\n' "$1" "$1.run"
-		[ -n "${2:-}" ] && printf '[storage.options]\nadditionalimagestores = ["%s"]\n' "$2"
-	} >"$CONTAINERS_STORAGE_CONF"
-	cat >"$CONTAINERS_CONF" <<EOF
-[containers]
-default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "none"
-tmp_dir = "/run/libpod"
-[network]
-network_config_dir = "/tmp/net"
-EOF
+	podman_private_conf /tmp "$1" "$1.run" "${2:-}" ||
+		fail "podman configuration"
 }
 
 # The image id (podman's, full) of the only image.
@@ -125,6 +111,12 @@ section_p2r() {
 section_podman() {
 	local i r id
 	note "section podman: oci2cfs --podman, run latency, disk"
+	# the pulled image to compare with is section p2r's; pull it untimed
+	# when that section did not run
+	podman_conf $B/r1/pg
+	if [ -z "$(podman_id)" ]; then
+		podman pull -q oci-archive:$ARCHIVE >/dev/null || fail "pull"
+	fi
 	for i in $(seq 1 "$runs"); do
 		load
 		r=$B/q$i
@@ -176,7 +168,7 @@ cfs_store() {
 		$bin/oci2cfs $ARCHIVE --store $S -q >/dev/null ||
 			fail "oci2cfs for the walks"
 	fi
-	IMG=$(ls $S/images/*.cfs | head -n 1)
+	IMG=$(ls $S/images/*.cfs | grep -v /many- | head -n 1)
 }
 
 ovl_opts() { # UPPERDIR-PARENT LOWER
@@ -186,10 +178,25 @@ ovl_opts() { # UPPERDIR-PARENT LOWER
 
 LAYERS=$B/layers/l3:$B/layers/l2:$B/layers/l1
 
+# The N-at-once mounts use N different manifests, as N converted images
+# would be: IMG itself and copies of it beside it in the store, each its own
+# inode and page cache, with fs-verity like the manifests oci2cfs writes.
+many_images() {
+	local i f
+	ln -f $IMG $S/images/many-0.cfs || fail "ln many-0"
+	for i in $(seq 1 99); do
+		f=$S/images/many-$i.cfs
+		[ -e $f ] && continue
+		cp $IMG $f.tmp && fsverity enable $f.tmp >/dev/null &&
+			mv $f.tmp $f || fail "copy $f"
+	done
+}
+
 section_mount() {
 	local i n
 	note "section mount"
 	cfs_store
+	many_images
 	mkdir -p $M/a $M/b $M/c $M/d $M/x $B/farm-bind
 	for i in $(seq 1 "$runs"); do
 		load
@@ -212,7 +219,8 @@ section_mount() {
 		for n in 1 10 100; do
 			mkdir -p $M/many$n
 			local o
-			if o=$($W mount -c -n $n composefs $IMG $M/many$n basedir=$S)
+			if o=$($W mount -c -n $n composefs \
+				"$S/images/many-%d.cfs" $M/many$n basedir=$S)
 			then
 				res mount$n "$o"
 			else

@@ -13,7 +13,8 @@
  *                                     prints "MS READS"
  *   vm-walk mount [-c] [-l] [-k] [-n N] TYPE SRC TARGET [OPTS]
  *                                     mount(2) N times (on TARGET/0..N-1
- *                                     when N > 1); -l attaches SRC to a loop
+ *                                     when N > 1; a "%d" in SRC becomes
+ *                                     0..N-1); -l attaches SRC to a loop
  *                                     device first; -k keeps the mounts;
  *                                     prints "MEDIAN_MS MAX_MS TOTAL_MS
  *                                     LOOP_MS READS"; TYPE "bind" bind-mounts
@@ -299,11 +300,22 @@ struct mount_req {
 	int count;
 };
 
-static double mount_one(const struct mount_req *r, const char *target,
-			double *loop_ms)
+/* SRC with its first "%d" replaced by I (N different images). */
+static void source_of(const char *src, int i, char *buf, size_t len)
+{
+	const char *p = strstr(src, "%d");
+
+	if (!p)
+		snprintf(buf, len, "%s", src);
+	else
+		snprintf(buf, len, "%.*s%d%s", (int)(p - src), src, i, p + 2);
+}
+
+static double mount_one(const struct mount_req *r, const char *src,
+			const char *target, double *loop_ms)
 {
 	unsigned long flags = MS_RDONLY;
-	const char *type = r->type, *src = r->src;
+	const char *type = r->type;
 	char dev[64];
 	double t0, dt;
 
@@ -329,7 +341,7 @@ static double mount_one(const struct mount_req *r, const char *target,
 static int cmd_mount(const struct mount_req *r)
 {
 	static double ms[MAX_MOUNTS];
-	char target[4096];
+	char target[4096], src[4096];
 	double total = 0, loop_ms = 0;
 	unsigned long long reads = 0;
 	int i;
@@ -347,7 +359,8 @@ static int cmd_mount(const struct mount_req *r)
 				die_errno(target);
 		}
 		reads -= block_reads();
-		ms[i] = mount_one(r, target, &loop_ms);
+		source_of(r->src, i, src, sizeof(src));
+		ms[i] = mount_one(r, src, target, &loop_ms);
 		reads += block_reads();
 		total += ms[i];
 	}

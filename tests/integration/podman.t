@@ -21,30 +21,9 @@ mount -t tmpfs tmpfs /dev/shm || bail "cannot mount a private /dev/shm"
 CP=$CFS_BIN/cfs-podman
 S=$TMP/store
 AIS=$S/podman
-export CONTAINERS_STORAGE_CONF=$TMP/storage.conf
-export CONTAINERS_CONF=$TMP/containers.conf
-cat >"$CONTAINERS_STORAGE_CONF" <<EOF
-[storage]
-driver = "overlay"
-graphroot = "$TMP/graph"
-runroot = "$TMP/run"
-
-[storage.options]
-additionalimagestores = ["$AIS"]
-EOF
-cat >"$CONTAINERS_CONF" <<EOF
-[containers]
-default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]
-
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "none"
-tmp_dir = "$TMP/libpod"
-
-[network]
-network_config_dir = "$TMP/net"
-EOF
+. "$(dirname "$0")/podman-conf.sh"
+podman_private_conf "$TMP" "$TMP/graph" "$TMP/run" "$AIS" ||
+	bail "cannot write the podman configuration"
 at_exit 'podman rm -af >/dev/null 2>&1'
 
 # run CMD... -> $st, $out, $err

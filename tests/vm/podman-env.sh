@@ -5,7 +5,10 @@
 # the host's /etc/containers is needed beyond policy.json and
 # registries.conf (read only).
 #   pod_env_up STORE   prepare everything; the cfs store is STORE
+#                      (which cfs-podman setup adds to storage.conf)
 #   pod_env_down       undo it (containers, images, mounts)
+
+. "$here/../integration/podman-conf.sh"
 
 PV=/tmp/podvm			# tmpfs: configuration, overlay uppers
 PD=$S/podvm			# scratch disk: podman's store, big temp files
@@ -34,31 +37,11 @@ pod_install_file() { # SRC DEST
 	pod_mount "$dest" --bind "$src"
 }
 
-pod_write_conf() { # STORE
-	export CONTAINERS_CONF=$PV/containers.conf
-	export CONTAINERS_STORAGE_CONF=$PV/storage.conf
-	export TMPDIR=$PD/tmp
-	cat >"$CONTAINERS_STORAGE_CONF" <<EOF
-[storage]
-driver = "overlay"
-graphroot = "/var/lib/containers/storage"
-runroot = "/run/containers/storage"
-EOF
-	cat >"$CONTAINERS_CONF" <<EOF
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "none"
-image_copy_tmp_dir = "$PD/tmp"
-
-[network]
-network_config_dir = "$PV/net"
-EOF
-}
-
 pod_env_up() { # STORE
-	mkdir -p $PV/net $PD/containers $PD/tmp $PD/vartmp
-	pod_write_conf "$1"
+	mkdir -p $PD/containers $PD/tmp $PD/vartmp
+	podman_private_conf $PV /var/lib/containers/storage \
+		/run/containers/storage "" $PD/tmp || return 1
+	export TMPDIR=$PD/tmp
 	# what a user does: cfs-podman adds the store to storage.conf
 	$bin/cfs-podman --store "$1" setup --install >/dev/null || return 1
 	grep -qF "additionalimagestores = [\"$1/podman\"]" \
