@@ -25,9 +25,10 @@
  *   vm-walk drop                      sync and drop the caches
  *
  * -c (cold) syncs and drops the page, dentry and inode caches and the block
- * devices' buffers just before the clock starts.  The program locks its own pages first: it runs from the
- * 9p root, and a page of it or of libc faulted back in over 9p after the
- * drop would be timed as part of the filesystem under test.
+ * devices' buffers just before the clock starts.  The program locks its own
+ * pages first: it runs from the 9p root, and a page of it or of libc faulted
+ * back in over 9p after the drop would be timed as part of the filesystem
+ * under test.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -109,7 +110,7 @@ static void flush_block_devices(void)
  * it skips pages still in a CPU's LRU-add batch and buffers held by the
  * per-CPU buffer-head LRU (ext4's inode-table and directory blocks).  A
  * "cold" mount after a mount of the same image then read 4 blocks instead
- * of 10.  BLKFLSBUF drains both and drops the block devices' caches; the
+ * of 9.  BLKFLSBUF drains both and drops the block devices' caches; the
  * second drop_caches evicts the file pages the first could not.
  */
 static void drop_caches(void)
@@ -311,13 +312,16 @@ static void source_of(const char *src, int i, char *buf, size_t len)
 		snprintf(buf, len, "%.*s%d%s", (int)(p - src), src, i, p + 2);
 }
 
+/* One timed mount(2); adds the block reads it did to *READS. */
 static double mount_one(const struct mount_req *r, const char *src,
-			const char *target, double *loop_ms)
+			const char *target, double *loop_ms,
+			unsigned long long *reads)
 {
 	unsigned long flags = MS_RDONLY;
 	const char *type = r->type;
+	unsigned long long reads0;
 	char dev[64];
-	double t0, dt;
+	double t0, ms;
 
 	if (!strcmp(type, "bind")) {
 		type = NULL;
@@ -331,11 +335,13 @@ static double mount_one(const struct mount_req *r, const char *src,
 		*loop_ms += now_ms() - t0;
 		src = dev;
 	}
+	reads0 = block_reads();
 	t0 = now_ms();
 	if (mount(src, target, type, flags, r->opts))
 		die_errno(target);
-	dt = now_ms() - t0;
-	return dt;
+	ms = now_ms() - t0;
+	*reads += block_reads() - reads0;
+	return ms;
 }
 
 static int cmd_mount(const struct mount_req *r)
@@ -358,10 +364,8 @@ static int cmd_mount(const struct mount_req *r)
 			if (mkdir(target, 0755) && errno != EEXIST)
 				die_errno(target);
 		}
-		reads -= block_reads();
 		source_of(r->src, i, src, sizeof(src));
-		ms[i] = mount_one(r, src, target, &loop_ms);
-		reads += block_reads();
+		ms[i] = mount_one(r, src, target, &loop_ms, &reads);
 		total += ms[i];
 	}
 	for (i = 0; !r->keep && i < r->count; i++) {
