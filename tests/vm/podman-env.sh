@@ -21,24 +21,30 @@ pod_mount() { # pod_mount TARGET MOUNT-ARGS...: mount and remember
 	pod_mounts+=("$target")
 }
 
+# A directory of the read-only root made writable by an overlay whose
+# upper layer is under UPPERS, so that what it holds stays visible (the
+# checkout itself may live under /var/tmp or /var/cache).
+pod_writable() { # DIR UPPERS
+	local up
+	up=$2/ov$(echo "$1" | tr / _)
+	mkdir -p "$up/upper" "$up/work"
+	pod_mount "$1" -t overlay overlay \
+		-o "lowerdir=$1,upperdir=$up/upper,workdir=$up/work"
+}
+
 # A file of the read-only root replaced by one of ours: the directory
 # gets a tmpfs-backed overlay so the file can exist, then a bind mount.
 pod_install_file() { # SRC DEST
-	local src=$1 dest=$2 dir up
-	dir=$(dirname "$dest")
+	local src=$1 dest=$2
 	if [ ! -e "$dest" ]; then
-		up=$PV/ov$(echo "$dir" | tr / _)
-		mkdir -p "$up/upper" "$up/work"
-		pod_mount "$dir" -t overlay overlay \
-			-o "lowerdir=$dir,upperdir=$up/upper,workdir=$up/work" ||
-			return 1
+		pod_writable "$(dirname "$dest")" $PV || return 1
 		: >"$dest" || return 1
 	fi
 	pod_mount "$dest" --bind "$src"
 }
 
 pod_env_up() { # STORE
-	mkdir -p $PD/containers $PD/tmp $PD/vartmp
+	mkdir -p $PD/containers $PD/tmp
 	podman_private_conf $PV /var/lib/containers/storage \
 		/run/containers/storage "" $PD/tmp || return 1
 	export TMPDIR=$PD/tmp
@@ -55,9 +61,10 @@ pod_env_up() { # STORE
 		return 1
 	mountpoint -q /sys/fs/cgroup ||
 		pod_mount /sys/fs/cgroup -t cgroup2 cgroup2 || return 1
+	# not an overlay: podman's overlay driver refuses one as graphroot
 	pod_mount /var/lib/containers --bind $PD/containers || return 1
-	pod_mount /var/tmp --bind $PD/vartmp || return 1
-	pod_mount /var/cache -t tmpfs varcache || return 1	# short-name aliases
+	pod_writable /var/tmp $PD || return 1
+	pod_writable /var/cache $PD || return 1	# short-name aliases
 	pod_install_file $bin/mount.composefs /sbin/mount.composefs || return 1
 	if [ -e $bin/umount.composefs ]; then
 		pod_install_file $bin/umount.composefs /sbin/umount.composefs ||
