@@ -28,8 +28,8 @@ static int cfs_read_file(struct cfs_sb_info *sbi, u64 pos, void *buf,
  * dirent, a name), which read_mapping_folio() alone would fetch one page per
  * synchronous I/O on a cold cache.  On a miss, read a window around the page
  * first: a cold walk then costs a few large reads of the compact image.
- * Mounting reads a handful of pages (superblock, root directory), and
- * windows there would only make the mount slower: they start after it.
+ * Mounting reads only the superblock and the root inode, and windows
+ * there would only make the mount slower: they start after it.
  */
 #define CFS_READAHEAD_PAGES 32
 
