@@ -22,8 +22,14 @@ if ! mount -t ext4 -o noinit_itable /dev/vda $B; then
 fi
 # podman writes under /var/tmp (pull), /var/cache/containers and
 # /var/lib/containers even with a private graphroot: give it those.
-mkdir -p $B/var-tmp
-mount --bind $B/var-tmp /var/tmp
+# /var/tmp gets an overlay on the bench disk, not a bind mount, so that its
+# contents (a checkout may live there) stay visible.
+mkdir -p $B/var-tmp/u $B/var-tmp/w
+if ! mount -t overlay overlay \
+	-o lowerdir=/var/tmp,upperdir=$B/var-tmp/u,workdir=$B/var-tmp/w /var/tmp; then
+	echo "E overlay on /var/tmp failed" >&3
+	finish
+fi
 mount -t tmpfs cc /var/cache/containers
 mount -t tmpfs vlc /var/lib/containers
 if ! insmod "$CFS_MODULE"; then
