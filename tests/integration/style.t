@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Source style and documentation: every C file is clang-format clean with
-# the repo's .clang-format, and every option oci2cfs --help lists is in
-# its man page (the other tools' tests check theirs).
+# Source style and documentation: every userspace C file (tools, tests,
+# bench) is clang-format clean with the repo's .clang-format, and every
+# option oci2cfs --help lists is in its man page (the other tools' tests
+# check theirs).
 . "$(dirname "$0")/lib.sh"
 
 require_cfs_tools oci2cfs
@@ -10,9 +11,10 @@ require_host_tools clang-format git
 plan 2
 
 cd "$TOP"
-bad=$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' | while read -r f; do
-	clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
-done)
+bad=$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' |
+	while read -r f; do
+		clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
+	done)
 is "$bad" "" "all userspace C files are clang-format clean"
 
 missing=$("$CFS_BIN/oci2cfs" --help | grep -o -- '--[a-z][a-z-]*' | sort -u |
