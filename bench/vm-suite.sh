@@ -201,7 +201,12 @@ section_mount() {
 	for i in $(seq 1 "$runs"); do
 		load
 		timed mount:composefs mount -c composefs $IMG $M/a basedir=$S
+		timed disk:read disk -n 200 $ARCHIVE
 		timed mount:composefs-warm mount composefs $IMG $M/a basedir=$S
+		# a host whose store is in use: its directories cached, the
+		# manifest not
+		timed mount:composefs-store-warm mount -c -w $S/images \
+			composefs $IMG $M/a basedir=$S
 		timed open:image open -c $IMG
 		timed mount:overlay mount -c overlay overlay $M/b \
 			"$(ovl_opts $B/ov-m$i $LAYERS)"

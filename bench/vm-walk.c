@@ -10,18 +10,24 @@
  *   vm-walk run [-c] CMD [ARG]...     fork+exec+wait, stdout to /dev/null;
  *                                     prints "MS"
  *   vm-walk open [-c] FILE            open(2) + read of the first 4 KiB;
- *                                     prints "MS READS"
- *   vm-walk mount [-c] [-l] [-k] [-n N] TYPE SRC TARGET [OPTS]
+ *                                     prints "MS READS" and "READS MS"
+ *                                     of each step: walk, open, read
+ *   vm-walk mount [-c] [-l] [-k] [-n N] [-w DIR] TYPE SRC TARGET [OPTS]
  *                                     mount(2) N times (on TARGET/0..N-1
  *                                     when N > 1; a "%d" in SRC becomes
  *                                     0..N-1); -l attaches SRC to a loop
  *                                     device first; -k keeps the mounts;
+ *                                     -w walks DIR's path after -c's drop,
+ *                                     so that only what is below is cold;
  *                                     prints "MEDIAN_MS MAX_MS TOTAL_MS
  *                                     LOOP_MS READS"; TYPE "bind" bind-mounts
  *   vm-walk farm DUMP STORE DIR       symlink farm from a composefs-dump(5)
  *                                     listing; prints "MS ENTRIES"
  *   vm-walk whiteouts DIR             OCI whiteouts (.wh.NAME, .wh..wh..opq)
  *                                     to overlayfs ones; prints "MS COUNT"
+ *   vm-walk disk [-n N] DEV           N 4 KiB reads at random places of
+ *                                     a block device or file, O_DIRECT; prints
+ *                                     "MEDIAN_MS MAX_MS"
  *   vm-walk drop                      sync and drop the caches
  *
  * -c (cold) syncs and drops the page, dentry and inode caches and the block
@@ -233,28 +239,113 @@ static int cmd_run(bool cold, char **argv)
 	return 0;
 }
 
+/* stat(2) of each ancestor of FILE and of FILE: the path walk. */
+static void walk_path(const char *file)
+{
+	char path[4096];
+	struct stat st;
+	size_t i;
+
+	if (strlen(file) >= sizeof(path))
+		die(file, "path too long");
+	strcpy(path, file);
+	for (i = 1; path[i]; i++) {
+		if (path[i] != '/')
+			continue;
+		path[i] = '\0';
+		if (stat(path, &st))
+			die_errno(path);
+		path[i] = '/';
+	}
+	if (stat(path, &st))
+		die_errno(path);
+}
+
 /*
  * open(2) and a read of the first 4 KiB: what any mount of a file-backed
- * image pays before its own work (path walk, the backing fs's open).
+ * image pays before its own work.  The path is walked first one stat(2) per
+ * component, so that the block reads split into the path walk (directory
+ * blocks and inodes, the file's own inode included), the open (ext4 loads
+ * the fs-verity descriptor there) and the read (data and Merkle tree).
  */
 static int cmd_open(bool cold, const char *file)
 {
+	unsigned long long reads[4];
 	char page[4096];
-	unsigned long long reads;
-	double t0, ms;
-	int fd;
+	double t[4];
+	int fd, i;
 
 	if (cold)
 		drop_caches();
-	reads = block_reads();
-	t0 = now_ms();
+	reads[0] = block_reads();
+	t[0] = now_ms();
+	walk_path(file);
+	t[1] = now_ms();
+	reads[1] = block_reads();
 	fd = open(file, O_RDONLY);
-	if (fd < 0 || pread(fd, page, sizeof(page), 0) < 0)
+	if (fd < 0)
 		die_errno(file);
-	ms = now_ms() - t0;
-	reads = block_reads() - reads;
+	t[2] = now_ms();
+	reads[2] = block_reads();
+	if (pread(fd, page, sizeof(page), 0) < 0)
+		die_errno(file);
+	t[3] = now_ms();
+	reads[3] = block_reads();
 	close(fd);
-	printf("%.3f %llu\n", ms, reads);
+	printf("%.3f %llu", t[3] - t[0], reads[3] - reads[0]);
+	for (i = 1; i < 4; i++)
+		printf(" %llu %.3f", reads[i] - reads[i - 1], t[i] - t[i - 1]);
+	printf("\n");
+	return 0;
+}
+
+/* ---- disk ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * N reads of 4 KiB at random places of DEV (a block device or a file) with
+ * O_DIRECT: what one cold block read costs, the unit of every cold number
+ * here.
+ */
+static int cmd_disk(int n, const char *dev)
+{
+	static double ms[MAX_MOUNTS];
+	unsigned long long size, blocks;
+	struct stat st;
+	void *buf;
+	double t0;
+	int fd, i;
+
+	if (n < 1 || n > MAX_MOUNTS)
+		die("-n", "count out of range");
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0 || fstat(fd, &st))
+		die_errno(dev);
+	size = st.st_size;
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size))
+		die_errno(dev);
+	blocks = size / 4096;
+	if (!blocks || posix_memalign(&buf, 4096, 4096))
+		die(dev, "no room for a read");
+	srandom(1);
+	for (i = 0; i < n; i++) {
+		off_t off = (off_t)(random() % blocks) * 4096;
+
+		t0 = now_ms();
+		if (pread(fd, buf, 4096, off) != 4096)
+			die_errno(dev);
+		ms[i] = now_ms() - t0;
+	}
+	close(fd);
+	free(buf);
+	qsort(ms, n, sizeof(ms[0]), cmp_double);
+	printf("%.3f %.3f\n", ms[n / 2], ms[n - 1]);
 	return 0;
 }
 
@@ -288,15 +379,9 @@ static void loop_attach(const char *file, char *dev, size_t len)
 	/* the loop device stays until its last user, the mount, goes */
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct mount_req {
 	const char *type, *src, *target, *opts;
+	const char *warm_dir; /* walked after the drop: cached, not timed */
 	bool loop, keep, cold;
 	int count;
 };
@@ -356,6 +441,8 @@ static int cmd_mount(const struct mount_req *r)
 		die("-n", "count out of range");
 	if (r->cold)
 		drop_caches();
+	if (r->warm_dir)
+		walk_path(r->warm_dir);
 	for (i = 0; i < r->count; i++) {
 		if (r->count == 1) {
 			snprintf(target, sizeof(target), "%s", r->target);
@@ -585,8 +672,10 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: %s walk [-c] [-L] DIR | run [-c] CMD... |\n"
 		"       open [-c] FILE |\n"
-		"       mount [-c] [-l] [-k] [-n N] TYPE SRC TARGET [OPTS] |\n"
-		"       farm DUMP STORE DIR | whiteouts DIR | drop\n",
+		"       mount [-c] [-l] [-k] [-n N] [-w DIR] TYPE SRC TARGET "
+		"[OPTS] |\n"
+		"       farm DUMP STORE DIR | whiteouts DIR |\n"
+		"       disk [-n N] DEV | drop\n",
 		prog);
 	exit(2);
 }
@@ -602,7 +691,7 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[1];
 	argv++, argc--;
-	while ((opt = getopt(argc, argv, "+cLlkn:")) != -1) {
+	while ((opt = getopt(argc, argv, "+cLlkn:w:")) != -1) {
 		switch (opt) {
 		case 'c':
 			r.cold = true;
@@ -618,6 +707,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			r.count = atoi(optarg);
+			break;
+		case 'w':
+			r.warm_dir = optarg;
 			break;
 		default:
 			usage();
@@ -641,6 +733,8 @@ int main(int argc, char **argv)
 		return cmd_farm(argv[0], argv[1], argv[2]);
 	if (!strcmp(cmd, "whiteouts") && argc == 1)
 		return cmd_whiteouts(argv[0]);
+	if (!strcmp(cmd, "disk") && argc == 1)
+		return cmd_disk(r.count, argv[0]);
 	if (!strcmp(cmd, "drop") && argc == 0) {
 		drop_caches();
 		return 0;

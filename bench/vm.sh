@@ -77,6 +77,11 @@ cmdline+=" CFS_REPO=$repo CFS_MODULE=$module CFS_WALK=$walk"
 cmdline+=" CFS_BENCH_RUNS=$runs CFS_BENCH_SECTIONS=$sections"
 cmdline+=" CFS_BENCH_LIMIT=$limit"
 
+# One cold block read on the host, O_DIRECT, of the archive the VM's disk
+# holds a copy of: set against the VM's own reads of that copy (disk:read),
+# it shows what the emulation adds to each read.
+host_disk=$("$walk" disk -n 200 "$root/image.oci.tar") || host_disk=
+
 host_load() { cut -d' ' -f1-3 /proc/loadavg; }
 other_vms() { pgrep -c qemu-system 2>/dev/null || echo 0; }
 load_before=$(host_load)
@@ -96,6 +101,7 @@ tr -d '\r' <"$tmp/results.log" >"$tmp/results.txt"
 	echo "# host load before $load_before, after $(host_load);" \
 		"other QEMU VMs on the host: $vms_before before, $vms_during at boot"
 	echo "# VM wall time ${elapsed} s"
+	[ -n "$host_disk" ] && echo "R disk:host $host_disk"
 } >>"$tmp/results.txt"
 python3 "$here/vm-report.py" "$tmp/results.txt"
 status=$?
