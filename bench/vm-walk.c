@@ -331,8 +331,10 @@ static int cmd_disk(int n, const char *dev)
 	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size))
 		die_errno(dev);
 	blocks = size / 4096;
-	if (!blocks || posix_memalign(&buf, 4096, 4096))
-		die(dev, "no room for a read");
+	if (!blocks)
+		die(dev, "smaller than 4 KiB");
+	if (posix_memalign(&buf, 4096, 4096))
+		die(dev, "out of memory");
 	srandom(1);
 	for (i = 0; i < n; i++) {
 		off_t off = (off_t)(random() % blocks) * 4096;
