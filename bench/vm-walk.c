@@ -56,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_MOUNTS 1000
+#define MAX_COUNT 1000 /* most mounts or reads one -n asks for */
 
 static const char *prog = "vm-walk";
 
@@ -315,14 +315,14 @@ static int cmp_double(const void *a, const void *b)
  */
 static int cmd_disk(int n, const char *dev)
 {
-	static double ms[MAX_MOUNTS];
+	static double ms[MAX_COUNT];
 	unsigned long long size, blocks;
 	struct stat st;
 	void *buf;
 	double t0;
 	int fd, i;
 
-	if (n < 1 || n > MAX_MOUNTS)
+	if (n < 1 || n > MAX_COUNT)
 		die("-n", "count out of range");
 	fd = open(dev, O_RDONLY | O_DIRECT);
 	if (fd < 0 || fstat(fd, &st))
@@ -433,13 +433,13 @@ static double mount_one(const struct mount_req *r, const char *src,
 
 static int cmd_mount(const struct mount_req *r)
 {
-	static double ms[MAX_MOUNTS];
+	static double ms[MAX_COUNT];
 	char target[4096], src[4096];
 	double total = 0, loop_ms = 0;
 	unsigned long long reads = 0;
 	int i;
 
-	if (r->count < 1 || r->count > MAX_MOUNTS)
+	if (r->count < 1 || r->count > MAX_COUNT)
 		die("-n", "count out of range");
 	if (r->cold)
 		drop_caches();
