@@ -41,14 +41,21 @@ fragments=("$kdir/config/base.config")
 
 key=$(cat "${fragments[@]}" "$kdir"/series/*.patch | sha256sum | cut -c1-16)
 tree=$cache/tree-$variant-$key
+# The module is built from a copy of this checkout's sources; each checkout
+# (worktree, clean clone) gets its own copy, so that rsync's preserved mtimes
+# never make one checkout's module reuse another's objects.
+mod=$cache/mod-$variant-$key-$(printf '%s' "$repo" | sha256sum | cut -c1-8)
 mkdir -p "$cache" "$out/$variant"
+# One build at a time in the cache: checkouts share the kernel trees.
+exec 9>"$cache/.lock"
+flock 9
 
 # Trees of this variant with other keys are stale configurations; each is
 # over a gigabyte, so drop them when a new one is made.
 prune_stale() {
 	local d
 	for d in "$cache"/tree-"$variant"-* "$cache"/mod-"$variant"-*; do
-		case $d in *-"$key") continue ;; esac
+		case $d in *-"$key" | *-"$key"-*) continue ;; esac
 		[ -d "$d" ] && log "removing stale $d" && rm -rf "$d"
 	done
 	return 0
@@ -107,7 +114,6 @@ build_kernel() {
 }
 
 build_module() {
-	local mod=$cache/mod-$variant-$key
 	[ -f "$tree/.built" ] || {
 		log "no kernel built for $variant yet; run kernel/build.sh $variant"
 		exit 1
