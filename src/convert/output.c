@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "escape.h"
 #include "util.h"
 
 static int atomic_flags(const struct cfs_store *store, bool verity)
@@ -38,6 +39,10 @@ static bool ref_name_ok(const char *name)
 
 	if (!*name || *name == '/' || strlen(name) > 255)
 		return false;
+	/* Printable ASCII: a ref is a file name that tools list. */
+	for (const char *c = name; *c; c++)
+		if (*c < 0x21 || *c > 0x7e)
+			return false;
 	while (*p) {
 		size_t len = strcspn(p, "/");
 
@@ -134,7 +139,10 @@ int convert_write_outputs(const struct convert_opts *o,
 	cfs_verity_digest_mem(manifest, len, digest);
 	cfs_hex(res->digest_hex, digest, CFS_DIGEST_SIZE);
 	if (name && !ref_name_ok(name)) {
-		cfs_error("invalid image name for a ref: '%s'", name);
+		char pbuf[CFS_SHOWN_MAX];
+
+		cfs_error("invalid image name for a ref: '%s'",
+			  cfs_printable(pbuf, sizeof(pbuf), name));
 		goto out;
 	}
 	if (o->output) {

@@ -2,7 +2,9 @@
 /*
  * Reading one layer tar into a layer record. Two readers are chained: the
  * first undoes any compression (detected by magic: gzip through zlib, see
- * gunzip.h; zstd and others through libarchive's "raw" format), and its
+ * gunzip.h; zstd through libarchive's "raw" format, with only its built-in
+ * zstd filter enabled, as libarchive runs external programs such as lzop
+ * for some other formats; anything else is passed as is), and its
  * output is both hashed (the DiffID covers every uncompressed byte, including any
  * after the tar end marker) and fed to a "tar" reader. Regular file data
  * goes straight from the tar reader into the object store.
@@ -17,6 +19,7 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 
+#include "escape.h"
 #include "gunzip.h"
 #include "layer-path.h"
 #include "rules.h"
@@ -33,6 +36,7 @@ struct reader {
 	uint8_t *inbuf;
 	struct archive *raw, *tar;
 	struct cfs_gunzip *gz; /* gzip layers: instead of raw */
+	bool plain;	       /* uncompressed: neither gz nor raw */
 	size_t peeked;	       /* first input block, read to sniff magic */
 	EVP_MD_CTX *sha;
 	uint64_t in_bytes, bytes, next_progress;
@@ -119,6 +123,17 @@ static int raw_next(struct reader *r, const void **p, size_t *n)
 			account(r, *p, *n);
 		return rc;
 	}
+	if (r->plain) {
+		const uint8_t *b;
+		ssize_t got = source_next(r, &b);
+
+		if (got <= 0)
+			return got < 0 ? -1 : 0;
+		*p = b;
+		*n = (size_t)got;
+		account(r, b, *n);
+		return 1;
+	}
 	rc = archive_read_data_block(r->raw, p, n, &off);
 	if (rc == ARCHIVE_EOF)
 		return 0;
@@ -170,15 +185,111 @@ static int drain(struct reader *r)
 	}
 }
 
-/* Reads the first block and picks the decompressor by its magic. */
-static int open_raw(struct reader *r)
+static bool has_magic(const struct reader *r, size_t off, const char *m,
+		      size_t len)
+{
+	return r->peeked >= off + len && !memcmp(r->inbuf + off, m, len);
+}
+
+/* Whether the first block is a tar header: its checksum adds up. */
+static bool tar_header_ok(const struct reader *r)
+{
+	unsigned long want = 0, sum = 0;
+	const uint8_t *h = r->inbuf;
+	int i = 148;
+
+	if (r->peeked < 512)
+		return false;
+	while (i < 156 && h[i] == ' ')
+		i++;
+	for (; i < 156 && h[i] != 0 && h[i] != ' '; i++) {
+		if (h[i] < '0' || h[i] > '7')
+			return false;
+		want = want * 8 + (h[i] - '0');
+	}
+	for (i = 0; i < 512; i++)
+		sum += i >= 148 && i < 156 ? ' ' : h[i];
+	return sum == want;
+}
+
+/*
+ * The compressions OCI layers do not use, by magic: refused by name rather
+ * than fed to the tar reader (or, as libarchive would, to an external
+ * program such as lzop or grzip).
+ */
+static const char *foreign_compression(const struct reader *r)
+{
+	static const struct {
+		const char *name, *magic;
+		size_t len;
+	} known[] = {
+		{"bzip2", "BZh", 3},
+		{"xz",
+		 "\xfd"
+		 "7zXZ\0",
+		 6},
+		{"lzip", "LZIP", 4},
+		{"lzop", "\x89LZO\0\r\n\x1a\n", 9},
+		{"lz4", "\x04\x22\x4d\x18", 4},
+		{"lz4 (legacy)", "\x02\x21\x4c\x18", 4},
+		{"grzip", "GRZipII\0\x02\x04:)", 12},
+		{"lrzip", "LRZI", 4},
+		{"compress (.Z)", "\x1f\x9d", 2},
+		{"uuencode", "begin ", 6},
+		{"rpm", "\xed\xab\xee\xdb", 4},
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (has_magic(r, 0, known[i].magic, known[i].len))
+			return known[i].name;
+	return NULL;
+}
+
+/* zstd through libarchive's built-in filter, never the zstd program. */
+static int open_zstd(struct reader *r)
 {
 	struct archive_entry *e;
-	ssize_t n = r->fn(r->opaque, r->inbuf, IN_BLOCK);
 	int rc;
+
+	r->raw = archive_read_new();
+	if (!r->raw) {
+		cfs_error("out of memory");
+		return -1;
+	}
+	if (!archive_libzstd_version() ||
+	    archive_read_support_filter_zstd(r->raw) != ARCHIVE_OK) {
+		cfs_error("zstd layers need libarchive built with libzstd");
+		return -1;
+	}
+	archive_read_support_format_raw(r->raw);
+	archive_read_set_read_callback(r->raw, source_read);
+	archive_read_set_callback_data(r->raw, r);
+	rc = archive_read_open1(r->raw);
+	if (rc == ARCHIVE_OK)
+		rc = archive_read_next_header(r->raw, &e);
+	if (rc < ARCHIVE_WARN) {
+		set_once(&r->src_err, archive_msg(r->raw));
+		cfs_error("%s", r->src_err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads the first block and picks the decompressor by its magic: gzip,
+ * zstd, or none (a tar); any other compression is refused.
+ */
+static int open_raw(struct reader *r)
+{
+	ssize_t n = r->fn(r->opaque, r->inbuf, IN_BLOCK);
+	const char *foreign;
 
 	if (n < 0) {
 		set_once(&r->src_err, cfs_strerror());
+		return -1;
+	}
+	if (n == 0) {
+		cfs_error("empty layer stream");
 		return -1;
 	}
 	r->peeked = (size_t)n;
@@ -191,24 +302,16 @@ static int open_raw(struct reader *r)
 		}
 		return 0;
 	}
-	r->raw = archive_read_new();
-	if (!r->raw) {
-		cfs_error("out of memory");
+	if (has_magic(r, 0, "\x28\xb5\x2f\xfd", 4))
+		return open_zstd(r);
+	foreign = tar_header_ok(r) ? NULL : foreign_compression(r);
+	if (foreign) {
+		cfs_error("unsupported compression %s (a layer is a tar, "
+			  "plain or compressed with gzip or zstd)",
+			  foreign);
 		return -1;
 	}
-	archive_read_support_filter_all(r->raw);
-	archive_read_support_format_raw(r->raw);
-	archive_read_set_read_callback(r->raw, source_read);
-	archive_read_set_callback_data(r->raw, r);
-	rc = archive_read_open1(r->raw);
-	if (rc == ARCHIVE_OK)
-		rc = archive_read_next_header(r->raw, &e);
-	if (rc < ARCHIVE_WARN) {
-		set_once(&r->src_err, r->in_bytes ? archive_msg(r->raw)
-						  : "empty layer stream");
-		cfs_error("%s", r->src_err);
-		return -1;
-	}
+	r->plain = true;
 	return 0;
 }
 
@@ -293,6 +396,7 @@ static int read_xattrs(struct archive_entry *e, struct cfs_layer_entry *le)
 	const void *value;
 	size_t size;
 	uint32_t n = archive_entry_xattr_reset(e), i = 0, *lens;
+	char pbuf[CFS_SHOWN_MAX];
 
 	if (n == 0)
 		return 0;
@@ -309,7 +413,8 @@ static int read_xattrs(struct archive_entry *e, struct cfs_layer_entry *le)
 			continue;
 		if (key[0] == '\0' || strlen(key) > CFS_NAME_MAX ||
 		    size > UINT16_MAX) {
-			cfs_error("xattr %s: key or value too long", key);
+			cfs_error("xattr %s: key or value too long",
+				  cfs_printable(pbuf, sizeof(pbuf), key));
 			le->n_xattrs = i;
 			free(lens);
 			return -1;
@@ -488,8 +593,9 @@ static int read_entry(struct reader *r, struct archive_entry *e,
 /* Names the entry, or reports the stream failure that broke it. */
 static void entry_error(struct reader *r, const char *name)
 {
-	if (!name)
-		name = "?";
+	char pbuf[CFS_SHOWN_MAX];
+
+	name = cfs_printable(pbuf, sizeof(pbuf), name ? name : "?");
 	if (r->src_err)
 		cfs_error("%s", r->src_err);
 	else if (r->data_err)
@@ -570,7 +676,10 @@ int cfs_layer_read(struct cfs_layer **out, cfs_stream_fn fn, void *opaque,
 		rc = read_layer(&r, l, diff_id, store);
 	}
 	if (rc < 0) {
-		cfs_error_prefix("layer %s", name);
+		char pbuf[CFS_SHOWN_MAX];
+
+		cfs_error_prefix("layer %s", cfs_printable(pbuf, sizeof(pbuf),
+							   name ? name : "?"));
 		cfs_layer_free(l);
 		l = NULL;
 	}

@@ -37,7 +37,7 @@ int cfs_oci_open_layer(struct cfs_oci_image *img, size_t i,
 	b->label = l->digest[0]
 			   ? xasprintf("%s: blob %s", img->source, l->digest)
 			   : xasprintf("%s: layer %s", img->source,
-				       oci_printable(pbuf, sizeof(pbuf),
+				       cfs_printable(pbuf, sizeof(pbuf),
 						     priv->layer_paths[i]));
 	if (l->digest[0]) {
 		if (oci_digest_parse(&b->want, l->digest) < 0)

@@ -6,20 +6,6 @@
 #include "oci-internal.h"
 #include "util.h"
 
-const char *oci_printable(char *buf, size_t size, const char *s)
-{
-	size_t i, max = size - 4;
-
-	for (i = 0; s[i] && i < max; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i]) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = '\0';
-	return buf;
-}
-
 static const EVP_MD *digest_algorithm(const char *alg, size_t alg_len)
 {
 	if (alg_len == 6 && !memcmp(alg, "sha256", 6))
@@ -49,13 +35,13 @@ int oci_digest_parse(struct oci_digest *d, const char *s)
 
 	if (!colon) {
 		cfs_error("invalid digest '%s'",
-			  s ? oci_printable(pbuf, sizeof(pbuf), s) : "");
+			  s ? cfs_printable(pbuf, sizeof(pbuf), s) : "");
 		return -1;
 	}
 	d->md = digest_algorithm(s, colon - s);
 	if (!d->md) {
 		cfs_error("unsupported digest algorithm in '%s'",
-			  oci_printable(pbuf, sizeof(pbuf), s));
+			  cfs_printable(pbuf, sizeof(pbuf), s));
 		return -1;
 	}
 	d->len = EVP_MD_get_size(d->md);
@@ -63,7 +49,7 @@ int oci_digest_parse(struct oci_digest *d, const char *s)
 	if (hex_len != 2 * d->len || !lower_hex(colon + 1, hex_len) ||
 	    cfs_unhex(d->bytes, colon + 1, d->len) < 0) {
 		cfs_error("invalid digest '%s'",
-			  oci_printable(pbuf, sizeof(pbuf), s));
+			  cfs_printable(pbuf, sizeof(pbuf), s));
 		return -1;
 	}
 	strcpy(d->str, s);

@@ -68,7 +68,7 @@ static char *list_tags(struct json_object *list)
 			}
 			if (b.len)
 				cfs_buf_append(&b, ", ", 2);
-			oci_printable(pbuf, sizeof(pbuf), t);
+			cfs_printable(pbuf, sizeof(pbuf), t);
 			cfs_buf_append(&b, pbuf, strlen(pbuf));
 		}
 	}
@@ -106,7 +106,7 @@ static int select_by_ref(struct json_object *list, const char *ref,
 	tags = list_tags(list);
 	cfs_error("%s ref '%s' (available: %s)",
 		  found ? "several images match" : "no image matching",
-		  oci_printable(pbuf, sizeof(pbuf), ref), tags);
+		  cfs_printable(pbuf, sizeof(pbuf), ref), tags);
 	free(tags);
 	return -1;
 }
@@ -154,7 +154,7 @@ static int check_config_name(const char *path, const char *digest)
 	if (!strcmp(name, digest))
 		return 0;
 	cfs_error("config %s: digest mismatch: want %s, got %s",
-		  oci_printable(pbuf, sizeof(pbuf), path), name, digest);
+		  cfs_printable(pbuf, sizeof(pbuf), path), name, digest);
 	return -1;
 }
 

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <openssl/evp.h>
 
+#include "escape.h"
 #include "oci.h"
 
 /* Cap on any JSON document read (index, manifest, config, manifest.json). */
@@ -47,8 +48,6 @@ int oci_digest_check_ctx(EVP_MD_CTX *ctx, const struct oci_digest *d);
 /* "sha256:<hex>" of data into out. */
 void oci_sha256_string(char out[CFS_OCI_DIGEST_MAX + 1], const void *data,
 		       size_t len);
-/* A printable, shortened copy of an untrusted string for messages. */
-const char *oci_printable(char *buf, size_t size, const char *s);
 
 /* ---- where the bytes live: a directory or a tar (oci-source.c) ---- */
 

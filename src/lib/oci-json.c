@@ -142,7 +142,7 @@ static int manifest_layer(struct cfs_oci_layer *l, struct json_object *o,
 	if (!oci_layer_media_type_ok(d.media_type)) {
 		cfs_error("%s %s: unsupported layer media type %s", what,
 			  d.digest.str,
-			  d.media_type ? oci_printable(pbuf, sizeof(pbuf),
+			  d.media_type ? cfs_printable(pbuf, sizeof(pbuf),
 						       d.media_type)
 				       : "(none)");
 		return -1;
@@ -168,7 +168,7 @@ static int manifest_config(struct oci_desc *config, struct json_object *m)
 	    (strcmp(config->media_type, OCI_MT_CONFIG) &&
 	     strcmp(config->media_type, DOCKER_MT_CONFIG))) {
 		cfs_error("manifest: unsupported config media type %s",
-			  config->media_type ? oci_printable(pbuf, sizeof(pbuf),
+			  config->media_type ? cfs_printable(pbuf, sizeof(pbuf),
 							     config->media_type)
 					     : "(none)");
 		return -1;

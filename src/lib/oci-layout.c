@@ -5,6 +5,8 @@
  * config blobs, each checked against its descriptor.
  */
 #include <inttypes.h>
+#include <search.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "oci-internal.h"
@@ -12,6 +14,12 @@
 
 #define MAX_INDEX_DEPTH 8
 #define MAX_LISTED 12
+/*
+ * Index entries read in all, over every nested index (a nested index
+ * listed again counts again): bounds the walk of an index tree that fans
+ * out, which would otherwise grow exponentially with its depth.
+ */
+#define MAX_INDEX_ENTRIES 10000
 
 /* An image manifest found in the index tree. */
 struct cand {
@@ -19,13 +27,23 @@ struct cand {
 	struct oci_digest digest;
 	uint64_t size;
 	char *os, *arch, *variant;
-	char *ref; /* own or inherited from an enclosing index entry */
+	char *ref;     /* own or inherited from an enclosing index entry */
+	int ref_depth; /* depth of the index entry that gave ref */
 	bool keep;
+};
+
+/* A nested index already read: the candidates it gave, [start, end). */
+struct visited {
+	struct oci_digest digest;
+	size_t start, end;
+	int depth; /* of the entry that listed it when it was read */
 };
 
 struct cands {
 	struct cand *v;
-	size_t n;
+	size_t n, cap;
+	size_t entries;	   /* index entries seen, against MAX_INDEX_ENTRIES */
+	void *seen;	   /* tsearch tree of struct visited, by digest */
 	char *unsupported; /* first manifest media type we cannot read */
 };
 
@@ -44,6 +62,7 @@ static void cands_free(struct cands *c)
 		free(c->v[i].ref);
 	}
 	free(c->v);
+	tdestroy(c->seen, free);
 	free(c->unsupported);
 }
 
@@ -110,13 +129,24 @@ static bool is_manifest_type(const char *mt)
 		      !strcmp(mt, DOCKER_MT_MANIFEST));
 }
 
-static void add_cand(struct cands *c, const struct oci_desc *d, const char *ref)
+static struct cand *new_cand(struct cands *c)
 {
 	struct cand *k;
 
-	c->v = xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+	}
 	k = &c->v[c->n++];
 	memset(k, 0, sizeof(*k));
+	return k;
+}
+
+static void add_cand(struct cands *c, const struct oci_desc *d, const char *ref,
+		     int ref_depth)
+{
+	struct cand *k = new_cand(c);
+
 	k->media_type = xstrdup(d->media_type);
 	k->digest = d->digest;
 	k->size = d->size;
@@ -124,48 +154,120 @@ static void add_cand(struct cands *c, const struct oci_desc *d, const char *ref)
 	k->arch = dup_or_null(d->arch);
 	k->variant = dup_or_null(d->variant);
 	k->ref = dup_or_null(ref);
+	k->ref_depth = ref_depth;
+}
+
+static int count_entries(struct cands *c, size_t n)
+{
+	c->entries += n;
+	if (c->entries <= MAX_INDEX_ENTRIES)
+		return 0;
+	cfs_error("index: more than %d entries in all, counting nested "
+		  "indexes",
+		  MAX_INDEX_ENTRIES);
+	return -1;
+}
+
+/*
+ * A nested index listed again is not read again: its candidates are
+ * copied, with the ref of this listing where theirs came from outside it.
+ */
+static int copy_visited(struct cands *c, const struct visited *v,
+			const char *ref, int ref_depth, int depth)
+{
+	if (count_entries(c, v->end - v->start) < 0)
+		return -1;
+	for (size_t i = v->start; i < v->end; i++) {
+		struct cand *k = new_cand(c), *from = &c->v[i];
+		bool outer = from->ref_depth <= v->depth;
+
+		k->media_type = xstrdup(from->media_type);
+		k->digest = from->digest;
+		k->size = from->size;
+		k->os = dup_or_null(from->os);
+		k->arch = dup_or_null(from->arch);
+		k->variant = dup_or_null(from->variant);
+		k->ref = dup_or_null(outer ? ref : from->ref);
+		k->ref_depth =
+			outer ? ref_depth : from->ref_depth - v->depth + depth;
+	}
+	return 0;
+}
+
+static int visited_cmp(const void *a, const void *b)
+{
+	const struct visited *x = a, *y = b;
+
+	return strcmp(x->digest.str, y->digest.str);
+}
+
+static const struct visited *find_visited(struct cands *c,
+					  const struct oci_digest *d)
+{
+	struct visited key = {.digest = *d};
+	void *hit = tfind(&key, &c->seen, visited_cmp);
+
+	return hit ? *(struct visited **)hit : NULL;
+}
+
+static void add_visited(struct cands *c, const struct oci_digest *d,
+			size_t start, int depth)
+{
+	struct visited *v = xmalloc(sizeof(*v));
+
+	*v = (struct visited){*d, start, c->n, depth};
+	if (!tsearch(v, &c->seen, visited_cmp))
+		free(v); /* out of memory: only costs a second read */
 }
 
 static int flatten(const struct oci_source *src, const uint8_t *data,
-		   size_t len, const char *what, const char *ref, int depth,
-		   struct cands *c);
+		   size_t len, const char *what, const char *ref, int ref_depth,
+		   int depth, struct cands *c);
 
 static int flatten_nested(const struct oci_source *src,
-			  const struct oci_desc *d, const char *ref, int depth,
-			  struct cands *c)
+			  const struct oci_desc *d, const char *ref,
+			  int ref_depth, int depth, struct cands *c)
 {
+	const struct visited *v = find_visited(c, &d->digest);
 	uint8_t *data;
-	size_t len;
+	size_t len, start = c->n;
 	int r;
 
+	if (v)
+		return copy_visited(c, v, ref, ref_depth, depth);
 	if (depth >= MAX_INDEX_DEPTH) {
 		cfs_error("index %s: indexes nested too deeply", d->digest.str);
 		return -1;
 	}
 	if (read_blob(src, &d->digest, d->size, "index", &data, &len) < 0)
 		return -1;
-	r = flatten(src, data, len, "index", ref, depth + 1, c);
+	r = flatten(src, data, len, "index", ref, ref_depth, depth + 1, c);
 	free(data);
+	if (r == 0)
+		add_visited(c, &d->digest, start, depth);
 	return r;
 }
 
 static int flatten_entry(const struct oci_source *src, struct json_object *o,
-			 const char *ref, int depth, struct cands *c)
+			 const char *ref, int ref_depth, int depth,
+			 struct cands *c)
 {
 	struct oci_desc d;
 	char pbuf[96];
 
 	if (oci_desc_parse(&d, o, "index entry") < 0)
 		return -1;
-	if (d.ref)
+	if (d.ref) {
 		ref = d.ref;
+		ref_depth = depth;
+	}
 	if (is_index_type(d.media_type))
-		return flatten_nested(src, &d, ref, depth, c);
+		return flatten_nested(src, &d, ref, ref_depth, depth, c);
 	if (is_manifest_type(d.media_type))
-		add_cand(c, &d, ref);
+		add_cand(c, &d, ref, ref_depth);
 	else if (!c->unsupported)
 		c->unsupported =
-			xstrdup(d.media_type ? oci_printable(pbuf, sizeof(pbuf),
+			xstrdup(d.media_type ? cfs_printable(pbuf, sizeof(pbuf),
 							     d.media_type)
 					     : "(none)");
 	return 0;
@@ -173,8 +275,8 @@ static int flatten_entry(const struct oci_source *src, struct json_object *o,
 
 /* Collects every image manifest reachable from an index document. */
 static int flatten(const struct oci_source *src, const uint8_t *data,
-		   size_t len, const char *what, const char *ref, int depth,
-		   struct cands *c)
+		   size_t len, const char *what, const char *ref, int ref_depth,
+		   int depth, struct cands *c)
 {
 	struct json_object *idx, *list;
 	int r = 0;
@@ -188,10 +290,12 @@ static int flatten(const struct oci_source *src, const uint8_t *data,
 		cfs_error("%s: no manifests array", what);
 		r = -1;
 	}
+	if (!r)
+		r = count_entries(c, json_object_array_length(list));
 	for (size_t i = 0; !r && list && i < json_object_array_length(list);
 	     i++)
 		r = flatten_entry(src, json_object_array_get_idx(list, i), ref,
-				  depth, c);
+				  ref_depth, depth, c);
 	json_object_put(idx);
 	return r;
 }
@@ -199,7 +303,7 @@ static int flatten(const struct oci_source *src, const uint8_t *data,
 static void describe(struct cfs_buf *b, const struct cand *k)
 {
 	char pbuf[96];
-	const char *s = k->ref ? oci_printable(pbuf, sizeof(pbuf), k->ref)
+	const char *s = k->ref ? cfs_printable(pbuf, sizeof(pbuf), k->ref)
 			       : k->digest.str;
 
 	if (b->len)
@@ -252,7 +356,7 @@ static int keep_by_ref(struct cands *c, const char *ref)
 		return 0;
 	list = list_cands(c, false);
 	cfs_error("no manifest matching ref '%s' (available: %s)",
-		  oci_printable(pbuf, sizeof(pbuf), ref), list);
+		  cfs_printable(pbuf, sizeof(pbuf), ref), list);
 	free(list);
 	return -1;
 }
@@ -396,7 +500,7 @@ static int manifest_type_ok(struct json_object *m, const struct cand *k)
 
 	if (mt && strcmp(mt, k->media_type)) {
 		cfs_error("manifest %s: media type %s differs from the index's",
-			  k->digest.str, oci_printable(pbuf, sizeof(pbuf), mt));
+			  k->digest.str, cfs_printable(pbuf, sizeof(pbuf), mt));
 		return -1;
 	}
 	return 0;
@@ -463,7 +567,7 @@ int oci_open_layout(struct cfs_oci_image *img, const char *ref,
 		free(data);
 		return -1;
 	}
-	r = flatten(src, data, len, "index.json", NULL, 0, &c);
+	r = flatten(src, data, len, "index.json", NULL, -1, 0, &c);
 	free(data);
 	if (!r)
 		r = select_cand(&c, ref, platform, &k);

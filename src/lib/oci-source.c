@@ -24,6 +24,7 @@
 #define TAR_BLOCK_SIZE (128 * 1024)
 #define MAX_LINK_HOPS 16
 #define NAME_SHOWN 256 /* names in messages: printable, at most this long */
+#define EFTYPE_NOT_REGULAR 4096 /* not an errno: a FIFO, device, directory */
 
 struct oci_stream {
 	int fd;		    /* directory source, else -1 */
@@ -80,11 +81,29 @@ static char *resolve_target(const char *member, const char *target)
 	return out;
 }
 
+/*
+ * Only filters libarchive runs in-process: an archive must never make it
+ * execute a program, as it does for lzop, grzip, lrzip and so on, and for
+ * these four when built without their library (hence the version checks).
+ */
+static void tar_filters(struct archive *a)
+{
+	archive_read_support_filter_none(a);
+	if (archive_zlib_version())
+		archive_read_support_filter_gzip(a);
+	if (archive_libzstd_version())
+		archive_read_support_filter_zstd(a);
+	if (archive_liblzma_version())
+		archive_read_support_filter_xz(a);
+	if (archive_bzlib_version())
+		archive_read_support_filter_bzip2(a);
+}
+
 static struct archive *tar_open(const char *path)
 {
 	struct archive *a = archive_read_new();
 
-	archive_read_support_filter_all(a);
+	tar_filters(a);
 	archive_read_support_format_tar(a);
 	archive_read_support_format_empty(a);
 	if (archive_read_open_filename(a, path, TAR_BLOCK_SIZE) != ARCHIVE_OK) {
@@ -230,49 +249,99 @@ static const struct oci_member *member_find(const struct oci_source *s,
 	return m && m->regular ? m : NULL;
 }
 
-/* Opens a file inside the directory; never resolves outside it. */
-static int dir_open(const struct oci_source *s, const char *name)
+/*
+ * Without openat2 (old kernels, some seccomp filters): each component is
+ * opened with O_NOFOLLOW, so no symlink is followed at all.
+ */
+static int open_nofollow(int dirfd, const char *norm, int flags)
+{
+	char *copy = xstrdup(norm), *p = copy, *slash;
+	int fd = dirfd, next;
+
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		next = openat(fd, p,
+			      O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		if (next < 0) {
+			free(copy);
+			return -1;
+		}
+		fd = next;
+		p = slash + 1;
+	}
+	next = openat(fd, p, flags | O_NOFOLLOW);
+	if (fd != dirfd)
+		close(fd);
+	free(copy);
+	return next;
+}
+
+/*
+ * Opens a regular file inside the directory: never resolves outside it,
+ * and never blocks (a FIFO would, at open or at the first read).
+ */
+static int dir_open_quiet(const struct oci_source *s, const char *norm)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC,
+		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	char *norm = normalize(name), pbuf[NAME_SHOWN];
 	struct stat st;
 	int fd;
 
-	oci_printable(pbuf, sizeof(pbuf), name);
+	fd = syscall(SYS_openat2, s->dirfd, norm, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open_nofollow(s->dirfd, norm, (int)how.flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, O_RDONLY) < 0) {
+		close(fd);
+		return -EFTYPE_NOT_REGULAR;
+	}
+	return fd;
+}
+
+static int dir_open(const struct oci_source *s, const char *name)
+{
+	char *norm = normalize(name), pbuf[NAME_SHOWN];
+	int fd;
+
+	cfs_printable(pbuf, sizeof(pbuf), name);
 	if (!norm || !*norm) {
 		cfs_error("%s: invalid path", pbuf);
 		free(norm);
 		return -1;
 	}
-	fd = syscall(SYS_openat2, s->dirfd, norm, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(s->dirfd, norm, O_RDONLY | O_CLOEXEC);
+	fd = dir_open_quiet(s, norm);
 	free(norm);
-	if (fd < 0) {
-		cfs_error("%s: %s", pbuf,
-			  errno == ENOENT  ? "missing"
-			  : errno == EXDEV ? "outside the image directory"
-					   : strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		cfs_error("%s: not a regular file", pbuf);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	if (fd >= 0)
+		return fd;
+	cfs_error("%s: %s", pbuf,
+		  fd == -ENOENT		      ? "missing"
+		  : fd == -EXDEV	      ? "outside the image directory"
+		  : fd == -ELOOP	      ? "a symlink (not followed)"
+		  : fd == -EFTYPE_NOT_REGULAR ? "not a regular file"
+					      : strerror(-fd));
+	return -1;
 }
 
 bool oci_source_has(const struct oci_source *s, const char *name)
 {
-	struct stat st;
+	char *norm;
+	int fd;
 
 	if (s->is_tar)
 		return member_find(s, name) != NULL;
-	return fstatat(s->dirfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+	norm = normalize(name);
+	fd = norm && *norm ? dir_open_quiet(s, norm) : -1;
+	free(norm);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 int oci_source_size(const struct oci_source *s, const char *name,
@@ -287,7 +356,7 @@ int oci_source_size(const struct oci_source *s, const char *name,
 		m = member_find(s, name);
 		if (!m) {
 			cfs_error("%s: missing",
-				  oci_printable(pbuf, sizeof(pbuf), name));
+				  cfs_printable(pbuf, sizeof(pbuf), name));
 			return -1;
 		}
 		*size = m->size;
@@ -334,7 +403,7 @@ int oci_stream_open(const struct oci_source *s, const char *name,
 	char pbuf[NAME_SHOWN];
 
 	st->fd = -1;
-	st->name = xstrdup(oci_printable(pbuf, sizeof(pbuf), name));
+	st->name = xstrdup(cfs_printable(pbuf, sizeof(pbuf), name));
 	if (!s->is_tar) {
 		st->fd = dir_open(s, name);
 		if (st->fd < 0)
@@ -343,7 +412,7 @@ int oci_stream_open(const struct oci_source *s, const char *name,
 		m = member_find(s, name);
 		if (!m) {
 			cfs_error("%s: missing",
-				  oci_printable(pbuf, sizeof(pbuf), name));
+				  cfs_printable(pbuf, sizeof(pbuf), name));
 			goto fail;
 		}
 		st->ar = tar_seek(s, m);

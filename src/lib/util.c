@@ -10,22 +10,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "verity.h"
 
 static _Thread_local char errbuf[1024];
 
+/*
+ * The last guard for one-line messages: a control byte (or any byte
+ * outside printable ASCII) that reached a message unescaped becomes \xXY.
+ * Escaping again is a no-op, so prefixing keeps the message intact.
+ */
+static void set_errbuf(const char *msg)
+{
+	size_t n = 0;
+	char e[4];
+
+	for (const char *p = msg; *p; p++) {
+		uint8_t c = (uint8_t)*p;
+		size_t k = cfs_escape_byte(e, c, c < 0x20 || c > 0x7e);
+
+		if (n + k >= sizeof(errbuf))
+			break;
+		memcpy(errbuf + n, e, k);
+		n += k;
+	}
+	errbuf[n] = '\0';
+}
+
 void cfs_error(const char *fmt, ...)
 {
+	char msg[sizeof(errbuf)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	set_errbuf(msg);
 }
 
 void cfs_error_prefix(const char *fmt, ...)
 {
-	char prefix[512], old[sizeof(errbuf)];
+	char prefix[512], old[sizeof(errbuf)],
+		msg[sizeof(prefix) + sizeof(old) + 2];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -33,15 +59,8 @@ void cfs_error_prefix(const char *fmt, ...)
 	va_end(ap);
 	memcpy(old, errbuf, sizeof(old));
 	/* Truncation of an over-long message is acceptable. */
-	size_t n = strnlen(prefix, sizeof(prefix) - 1);
-
-	memcpy(errbuf, prefix, n);
-	if (n + 2 < sizeof(errbuf)) {
-		memcpy(errbuf + n, ": ", 2);
-		n += 2;
-	}
-	strncpy(errbuf + n, old, sizeof(errbuf) - n - 1);
-	errbuf[sizeof(errbuf) - 1] = '\0';
+	snprintf(msg, sizeof(msg), "%s: %s", prefix, old);
+	set_errbuf(msg);
 }
 
 const char *cfs_strerror(void)

@@ -280,6 +280,80 @@ static void test_trailing_and_progress(struct cfs_store *s, const uint8_t *big)
 	cfs_buf_free(&b);
 }
 
+/*
+ * Compressions that OCI layers do not use are refused by name: libarchive
+ * would run lzop, grzip, lrzip, ... as programs found on PATH.
+ */
+static void test_foreign_compression(struct cfs_store *s)
+{
+	static const struct {
+		const char *name;
+		const char *magic;
+		size_t len;
+	} foreign[] = {
+		{"lzop", "\x89LZO\0\r\n\x1a\n\x10\x30\x20\xa0", 13},
+		{"grzip", "GRZipII\0\x02\x04:)\0\0\0\0", 16},
+		{"lrzip", "LRZI\0\x06\0\0\0\0\0\0", 12},
+		{"bzip2", "BZh91AY&SY", 10},
+		{"xz",
+		 "\xfd"
+		 "7zXZ\0\0\x04",
+		 8},
+		{"lz4", "\x04\x22\x4d\x18\x64\x40\xa7", 7},
+	};
+	char want[64];
+
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		snprintf(want, sizeof(want), "unsupported compression %s",
+			 foreign[i].name);
+		ok(expect_error(s, foreign[i].magic, foreign[i].len, NULL,
+				want),
+		   "%s layer refused by name", foreign[i].name);
+	}
+}
+
+/* True if msg is one line of printable ASCII. */
+static bool printable_line(const char *msg)
+{
+	for (; *msg; msg++)
+		if (*msg < 0x20 || *msg > 0x7e)
+			return false;
+	return true;
+}
+
+/* Image-controlled names come out escaped: one line, no terminal codes. */
+static void test_hostile_names_escaped(struct cfs_store *s)
+{
+	static const char evil[] = "x\n\x1b]0;title\x07\nFAKE: image converted";
+	struct cfs_layer *l;
+	struct tb t;
+	int rc;
+
+	tb_begin(&t, TB_NONE);
+	tb_symlink(&t, evil, "");
+	tb_end(&t);
+	rc = read_mem(&l, t.out.data, t.out.len, NULL, s);
+	ok(rc < 0 && printable_line(cfs_strerror()) &&
+		   strstr(cfs_strerror(),
+			  "x\\x0a\\x1b]0;title\\x07\\x0aFAKE: image converted: "
+			  "symlink target"),
+	   "an entry name with newlines and escapes is escaped in the error");
+	printf("# %s\n", cfs_strerror());
+	cfs_buf_free(&t.out);
+
+	tb_begin(&t, TB_NONE);
+	tb_file(&t, "f", 0644, "x", 1);
+	tb_end(&t);
+	rc = cfs_layer_read(&l, memsrc_read,
+			    &(struct memsrc){t.out.data, 10, 0, 0, false}, NULL,
+			    s, "lay\ner\x1b[2J", NULL, NULL);
+	ok(rc < 0 && printable_line(cfs_strerror()) &&
+		   !strncmp(cfs_strerror(), "layer lay\\x0aer\\x1b[2J: ", 23),
+	   "a layer name is escaped in the error");
+	printf("# %s\n", cfs_strerror());
+	cfs_buf_free(&t.out);
+}
+
 int main(void)
 {
 	struct cfs_store *s = scratch_store();
@@ -288,6 +362,8 @@ int main(void)
 	test_filters(s, big);
 	test_errors(s);
 	test_source_error(s);
+	test_foreign_compression(s);
+	test_hostile_names_escaped(s);
 	test_trailing_and_progress(s, big);
 	free(big);
 	scratch_store_close(s);

@@ -1,12 +1,36 @@
 // SPDX-License-Identifier: MIT
-/* Escaping of composefs-dump(5) fields: \\ and \xXY, decoding also \n \r \t. */
-#include "dump-escape.h"
+/*
+ * The one escaping of untrusted bytes, \\ and \xXY: composefs-dump(5)
+ * fields (decoding also \n \r \t) and names from images in messages.
+ */
+#include "escape.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "dump-escape.h"
 #include "util.h"
+
+size_t cfs_escape_byte(char out[4], uint8_t c, bool escape)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (!escape) {
+		out[0] = (char)c;
+		return 1;
+	}
+	out[0] = '\\';
+	if (c == '\\') {
+		out[1] = '\\';
+		return 2;
+	}
+	out[1] = 'x';
+	out[2] = hex[c >> 4];
+	out[3] = hex[c & 15];
+	return 4;
+}
 
 static bool needs_escape(uint8_t c, unsigned int flags)
 {
@@ -17,27 +41,48 @@ static bool needs_escape(uint8_t c, unsigned int flags)
 
 void cfs_dump_escape(FILE *out, const void *s, size_t len, unsigned int flags)
 {
-	static const char hex[] = "0123456789abcdef";
 	const uint8_t *p = s;
+	char e[4];
 
 	if ((flags & CFS_ESC_LONE_DASH) && len == 1 && p[0] == '-') {
 		fputs("\\x2d", out);
 		return;
 	}
 	for (size_t i = 0; i < len; i++) {
-		uint8_t c = p[i];
-
-		if (!needs_escape(c, flags)) {
-			putc(c, out);
-		} else if (c == '\\') {
-			fputs("\\\\", out);
-		} else {
-			putc('\\', out);
-			putc('x', out);
-			putc(hex[c >> 4], out);
-			putc(hex[c & 15], out);
-		}
+		if (!needs_escape(p[i], flags))
+			putc(p[i], out);
+		else
+			fwrite(e, 1, cfs_escape_byte(e, p[i], true), out);
 	}
+}
+
+const char *cfs_printable(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+	char e[4];
+
+	for (; *s; s++) {
+		uint8_t c = (uint8_t)*s;
+		size_t k = cfs_escape_byte(e, c,
+					   c < 0x20 || c > 0x7e || c == '\\');
+
+		if (n + k + 4 > size) {
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		memcpy(buf + n, e, k);
+		n += k;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+char *cfs_printable_dup(const char *s)
+{
+	size_t size = 4 * strlen(s) + 4;
+
+	return (char *)cfs_printable(xmalloc(size), size, s);
 }
 
 /* Decodes the escape at s[*i] (a backslash); advances *i past it. */
