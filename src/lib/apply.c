@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "escape.h"
 #include "layer.h"
 #include "util.h"
 #include "verity.h"
@@ -84,8 +85,21 @@ static int step(struct apply *a, struct cfs_node *cur, const char *c, size_t n,
 	}
 	if (S_ISLNK(child->inode->mode))
 		return follow(a, cur, child->inode, create, out);
+	if (!S_ISDIR(child->inode->mode) && !create) {
+		/*
+		 * Nothing below a non-directory to hide or link to: an
+		 * opaque directory that replaces a lower file (rm a; mkdir
+		 * a) hides nothing, the directory entry replaces the file.
+		 */
+		*out = NULL;
+		return 0;
+	}
 	if (!S_ISDIR(child->inode->mode)) {
-		cfs_error("%.*s: not a directory", (int)n, c);
+		char *name = xstrndup(c, n), pbuf[CFS_SHOWN_MAX];
+
+		cfs_error("%s: not a directory",
+			  cfs_printable(pbuf, sizeof(pbuf), name));
+		free(name);
 		return -1;
 	}
 	*out = child;
@@ -250,7 +264,10 @@ static int apply_hardlink(struct apply *a, const struct cfs_layer_entry *e)
 	if (!target)
 		return 1;
 	if (S_ISDIR(target->inode->mode)) {
-		cfs_error("hard link to directory %s", e->link);
+		char pbuf[CFS_SHOWN_MAX];
+
+		cfs_error("hard link to directory %s",
+			  cfs_printable(pbuf, sizeof(pbuf), e->link));
 		return -1;
 	}
 	if (e->path[0] == '\0') {
@@ -267,7 +284,11 @@ static int apply_hardlink(struct apply *a, const struct cfs_layer_entry *e)
 
 static int entry_failed(const struct cfs_layer_entry *e)
 {
-	cfs_error_prefix("%s", e->path[0] ? e->path : "/");
+	char pbuf[CFS_SHOWN_MAX];
+
+	cfs_error_prefix("%s",
+			 e->path[0] ? cfs_printable(pbuf, sizeof(pbuf), e->path)
+				    : "/");
 	return -1;
 }
 
@@ -333,8 +354,11 @@ static int apply_deferred(struct apply *a, const struct cfs_layer *l,
 	}
 	if (n == 0)
 		return 0;
+	char p1[CFS_SHOWN_MAX], p2[CFS_SHOWN_MAX];
+
 	cfs_error("%s: hard link target %s not found",
-		  l->entries[deferred[0]].path, l->entries[deferred[0]].link);
+		  cfs_printable(p1, sizeof(p1), l->entries[deferred[0]].path),
+		  cfs_printable(p2, sizeof(p2), l->entries[deferred[0]].link));
 	return -1;
 }
 

@@ -159,6 +159,37 @@ static void test_whiteouts(void)
 	cfs_tree_free(t);
 }
 
+/*
+ * rm a; mkdir a, as overlayfs-based builders record it: the directory
+ * entry, its opaque marker and its new content replace the lower file.
+ */
+static void test_file_replaced_by_opaque_dir(void)
+{
+	struct cfs_tree *t = cfs_tree_new();
+	struct cfs_node *a;
+	struct tb b;
+
+	tb_begin(&b, TB_NONE);
+	tb_file(&b, "a", 0644, "file", 4);
+	tb_file(&b, "b/old", 0644, "o", 1);
+	ok(apply_tar(t, &b) == 0, "lower layer with the file a applies");
+
+	tb_begin(&b, TB_NONE);
+	tb_dir(&b, "a/", 0755);
+	tb_file(&b, "a/.wh..wh..opq", 0, NULL, 0);
+	tb_file(&b, "a/new", 0644, "n", 1);
+	tb_file(&b, "b/old/.wh.x", 0, NULL, 0);
+	ok(apply_tar(t, &b) == 0,
+	   "a layer replacing the file a by an opaque directory applies");
+	a = at(t, "a");
+	ok(a && S_ISDIR(a->inode->mode) && a->inode->n_children == 1 &&
+		   at(t, "a/new") && S_ISREG(mode_at(t, "a/new")),
+	   "a is a directory holding only new");
+	ok(S_ISREG(mode_at(t, "b/old")),
+	   "a whiteout below a file hides nothing and keeps the file");
+	cfs_tree_free(t);
+}
+
 static void test_hardlinks(void)
 {
 	struct cfs_tree *t = cfs_tree_new();
@@ -272,6 +303,7 @@ int main(void)
 	test_basic_nodes();
 	test_dir_merge_and_replace();
 	test_whiteouts();
+	test_file_replaced_by_opaque_dir();
 	test_hardlinks();
 	test_symlink_parents();
 	test_root_replace();
