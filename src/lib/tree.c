@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tree.h"
 
+#include <search.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,6 +65,18 @@ void cfs_inode_clear_xattrs(struct cfs_inode *ino)
 	ino->n_xattrs = 0;
 }
 
+static void no_free(void *p)
+{
+	(void)p;
+}
+
+static void drop_index(struct cfs_inode *d)
+{
+	if (d->index)
+		tdestroy(d->index, no_free);
+	d->index = NULL;
+}
+
 void cfs_inode_unref(struct cfs_inode *ino)
 {
 	if (!ino || --ino->refcount > 0)
@@ -70,6 +84,7 @@ void cfs_inode_unref(struct cfs_inode *ino)
 	for (uint32_t i = 0; i < ino->n_children; i++)
 		node_free(ino->children[i]);
 	free(ino->children);
+	drop_index(ino);
 	cfs_inode_clear_xattrs(ino);
 	free(ino->payload);
 	free(ino);
@@ -140,75 +155,122 @@ void cfs_inode_set_xattr(struct cfs_inode *ino, const char *key,
 	x->value_len = (uint32_t)value_len;
 }
 
-static uint32_t child_find(const struct cfs_inode *dir, const char *name,
-			   size_t len, bool *found)
-{
-	uint32_t lo = 0, hi = dir->n_children;
+/* Below this many children an unsorted directory is searched linearly. */
+#define INDEX_MIN 32
 
+static int node_cmp(const void *a, const void *b)
+{
+	const struct cfs_node *x = a, *y = b;
+
+	return cfs_name_cmp(x->name, x->name_len, y->name, y->name_len);
+}
+
+static int node_ptr_cmp(const void *a, const void *b)
+{
+	return node_cmp(*(struct cfs_node *const *)a,
+			*(struct cfs_node *const *)b);
+}
+
+static void index_add(struct cfs_inode *d, struct cfs_node *n)
+{
+	if (!tsearch(n, &d->index, node_cmp)) {
+		fputs("cfs: out of memory\n", stderr);
+		abort();
+	}
+}
+
+/* Sorted: binary search; unsorted: the index, or a scan when small. */
+static struct cfs_node *child_find(struct cfs_inode *d, const char *name,
+				   size_t len)
+{
+	struct cfs_node key = {.name = (char *)name, .name_len = (uint32_t)len};
+	uint32_t lo = 0, hi = d->n_children;
+	void *hit;
+
+	if (d->unsorted && d->n_children >= INDEX_MIN && !d->index)
+		for (uint32_t i = 0; i < d->n_children; i++)
+			index_add(d, d->children[i]);
+	if (d->index) {
+		hit = tfind(&key, &d->index, node_cmp);
+		return hit ? *(struct cfs_node **)hit : NULL;
+	}
+	if (d->unsorted) {
+		for (uint32_t i = 0; i < d->n_children; i++)
+			if (!node_cmp(d->children[i], &key))
+				return d->children[i];
+		return NULL;
+	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct cfs_node *c = dir->children[mid];
-		int r = cfs_name_cmp(c->name, c->name_len, name, len);
+		int r = node_cmp(d->children[mid], &key);
 
-		if (r == 0) {
-			*found = true;
-			return mid;
-		}
+		if (r == 0)
+			return d->children[mid];
 		if (r < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = false;
-	return lo;
+	return NULL;
 }
 
 struct cfs_node *cfs_dir_lookup(const struct cfs_node *dir, const char *name,
 				size_t len)
 {
-	bool found;
-	uint32_t i = child_find(dir->inode, name, len, &found);
+	return child_find(dir->inode, name, len);
+}
 
-	return found ? dir->inode->children[i] : NULL;
+static void append_child(struct cfs_inode *d, struct cfs_node *n)
+{
+	if (d->n_children == d->cap_children) {
+		d->cap_children = d->cap_children ? 2 * d->cap_children : 4;
+		d->children = xrealloc(d->children,
+				       d->cap_children * sizeof(*d->children));
+	}
+	if (d->n_children && node_cmp(d->children[d->n_children - 1], n) > 0)
+		d->unsorted = true;
+	n->slot = d->n_children;
+	d->children[d->n_children++] = n;
+	if (d->index)
+		index_add(d, n);
 }
 
 struct cfs_node *cfs_dir_link(struct cfs_node *dir, const char *name,
 			      size_t len, struct cfs_inode *inode)
 {
 	struct cfs_inode *d = dir->inode;
-	bool found;
-	uint32_t i = child_find(d, name, len, &found);
-	struct cfs_node *n = node_new(name, len, dir, inode);
+	struct cfs_node *n = child_find(d, name, len);
 
-	if (found) {
-		node_free(d->children[i]);
-		d->children[i] = n;
+	if (n) {
+		/* Same name: the node stays, its old inode (and subtree) goes. */
+		inode->refcount++;
+		cfs_inode_unref(n->inode);
+		n->inode = inode;
 		return n;
 	}
-	if (d->n_children == d->cap_children) {
-		d->cap_children = d->cap_children ? 2 * d->cap_children : 4;
-		d->children = xrealloc(d->children,
-				       d->cap_children * sizeof(*d->children));
-	}
-	memmove(&d->children[i + 1], &d->children[i],
-		(d->n_children - i) * sizeof(*d->children));
-	d->children[i] = n;
-	d->n_children++;
+	n = node_new(name, len, dir, inode);
+	append_child(d, n);
 	return n;
 }
 
 bool cfs_dir_unlink(struct cfs_node *dir, const char *name, size_t len)
 {
 	struct cfs_inode *d = dir->inode;
-	bool found;
-	uint32_t i = child_find(d, name, len, &found);
+	struct cfs_node *n = child_find(d, name, len);
+	uint32_t last = d->n_children - 1;
 
-	if (!found)
+	if (!n)
 		return false;
-	node_free(d->children[i]);
-	memmove(&d->children[i], &d->children[i + 1],
-		(d->n_children - i - 1) * sizeof(*d->children));
+	if (d->index)
+		tdelete(n, &d->index, node_cmp);
+	/* The last child takes the free slot: O(1), order restored later. */
+	if (n->slot != last) {
+		d->children[n->slot] = d->children[last];
+		d->children[n->slot]->slot = n->slot;
+		d->unsorted = true;
+	}
 	d->n_children--;
+	node_free(n);
 	return true;
 }
 
@@ -219,6 +281,19 @@ void cfs_dir_clear(struct cfs_node *dir)
 	for (uint32_t i = 0; i < d->n_children; i++)
 		node_free(d->children[i]);
 	d->n_children = 0;
+	d->unsorted = false;
+	drop_index(d);
+}
+
+void cfs_dir_sort(struct cfs_inode *d)
+{
+	if (!d->unsorted)
+		return;
+	qsort(d->children, d->n_children, sizeof(*d->children), node_ptr_cmp);
+	for (uint32_t i = 0; i < d->n_children; i++)
+		d->children[i]->slot = i;
+	d->unsorted = false;
+	drop_index(d);
 }
 
 char *cfs_node_path(const struct cfs_node *n)
@@ -249,6 +324,7 @@ static int walk(struct cfs_node *n, cfs_walk_fn fn, void *opaque)
 		return r;
 	if (r == 1 || !S_ISDIR(n->inode->mode))
 		return 0;
+	cfs_dir_sort(n->inode);
 	for (uint32_t i = 0; i < n->inode->n_children; i++) {
 		r = walk(n->inode->children[i], fn, opaque);
 		if (r < 0)

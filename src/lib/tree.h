@@ -34,9 +34,17 @@ struct cfs_inode {
 	uint8_t digest[CFS_DIGEST_SIZE];
 	struct cfs_xattr *xattrs; /* sorted by key, unique */
 	uint32_t n_xattrs;
-	/* Directories only: children sorted by name (memcmp, shorter first). */
+	/*
+	 * Directories only: children, sorted by name (memcmp, shorter first)
+	 * unless unsorted: an entry out of order, or a removal, leaves them
+	 * unsorted (and indexed by name in a tsearch tree once there are
+	 * many) until cfs_dir_sort(), which every walker calls first. So
+	 * building a directory costs O(n log n) whatever the input order.
+	 */
 	struct cfs_node **children;
 	uint32_t n_children, cap_children;
+	bool unsorted;
+	void *index; /* tsearch tree of children, or NULL */
 	/* Scratch for the writer and walkers. */
 	uint32_t ino;
 	uint32_t nlink;
@@ -46,6 +54,7 @@ struct cfs_inode {
 struct cfs_node {
 	char *name; /* NUL-terminated; "" for the root */
 	uint32_t name_len;
+	uint32_t slot;		 /* index in the parent's children */
 	struct cfs_node *parent; /* NULL for the root */
 	struct cfs_inode *inode;
 };
@@ -84,6 +93,8 @@ struct cfs_node *cfs_dir_link(struct cfs_node *dir, const char *name,
 bool cfs_dir_unlink(struct cfs_node *dir, const char *name, size_t len);
 /* Removes every child of dir. */
 void cfs_dir_clear(struct cfs_node *dir);
+/* Puts a directory's children in name order (a no-op when they are). */
+void cfs_dir_sort(struct cfs_inode *d);
 
 /* The absolute path of a node ("/" for the root), malloc'ed. */
 char *cfs_node_path(const struct cfs_node *n);
