@@ -57,4 +57,21 @@ static inline void fuzz_check_rebuild(const char *text, size_t text_len,
 	free(got);
 }
 
+/* The current error is one line of printable text (no forged lines). */
+static inline void fuzz_check_message(void)
+{
+	for (const char *p = cfs_strerror(); *p; p++)
+		fuzz_assert(*p >= 0x20 && *p <= 0x7e);
+}
+
+/* rm -rf of a scratch directory this harness made. */
+static inline void fuzz_remove_tree(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	free(cmd);
+}
+
 #endif

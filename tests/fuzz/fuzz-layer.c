@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer: arbitrary bytes as a layer blob (tar, gzip or zstd, or
+ * anything else). Reading must fail cleanly or give a layer that applies
+ * to a tree; any error is one line of printable text; a tree that applies
+ * must build into an image that validates.
+ */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "fuzz-common.h"
+#include "layer.h"
+#include "store.h"
+#include "tree.h"
+
+static struct cfs_store *store;
+
+struct memsrc {
+	const uint8_t *p;
+	size_t len, off;
+};
+
+static ssize_t mem_read(void *opaque, void *buf, size_t n)
+{
+	struct memsrc *m = opaque;
+
+	if (n > m->len - m->off)
+		n = m->len - m->off;
+	/* Small reads: the decoders see their input split everywhere. */
+	if (n > 4093)
+		n = 4093;
+	memcpy(buf, m->p + m->off, n);
+	m->off += n;
+	return n;
+}
+
+static char store_dir[] = "/tmp/cfs-fuzz-layer-XXXXXX";
+
+static void remove_store(void)
+{
+	cfs_store_close(store);
+	fuzz_remove_tree(store_dir);
+}
+
+static void open_store(void)
+{
+	struct cfs_store_opts o = {.sync = CFS_SYNC_NONE, .no_verity = true};
+
+	fuzz_assert(mkdtemp(store_dir) != NULL);
+	fuzz_assert(cfs_store_open(&store, store_dir, &o) == 0);
+	atexit(remove_store);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct memsrc m = {data, size, 0};
+	struct cfs_layer *l;
+	struct cfs_tree *t;
+	uint8_t *img;
+	size_t len;
+
+	if (!store)
+		open_store();
+	if (cfs_layer_read(&l, mem_read, &m, NULL, store, "fuzz", NULL, NULL) <
+	    0) {
+		fuzz_check_message();
+		return 0;
+	}
+	t = cfs_tree_new();
+	if (cfs_layer_apply(t, l) < 0) {
+		fuzz_check_message();
+		cfs_tree_free(t);
+		cfs_layer_free(l);
+		return 0;
+	}
+	cfs_layer_free(l);
+	if (cfs_image_build(t, &img, &len) == 0) {
+		struct cfs_image im;
+
+		fuzz_assert(cfs_image_open_mem(&im, img, len) == 0);
+		cfs_image_close(&im);
+		free(img);
+	} else {
+		fuzz_check_message();
+	}
+	cfs_tree_free(t);
+	return 0;
+}
