@@ -99,7 +99,9 @@ static int object_present(int dfd, const char *base, const char *path)
 		return 1;
 	if (errno == ENOENT || errno == ENOTDIR)
 		return 0;
-	fprintf(stderr, "%s: %s/%s: %s\n", TOOL, base, path, strerror(errno));
+	fprintf(stderr, "%s: %s/", TOOL, base);
+	cfs_dump_escape(stderr, path, strlen(path), 0);
+	fprintf(stderr, ": %s\n", strerror(errno));
 	return -1;
 }
 

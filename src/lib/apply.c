@@ -15,6 +15,7 @@
 #include "verity.h"
 
 #define MAX_SYMLINKS 40
+#define MAX_LINK_PASSES 16
 
 struct apply {
 	struct cfs_tree *t;
@@ -328,13 +329,20 @@ static int apply_entry(struct apply *a, const struct cfs_layer_entry *e)
 	return -1;
 }
 
-/* Retries deferred hard links until none makes progress. */
+/*
+ * Retries deferred hard links until none makes progress, in at most
+ * MAX_LINK_PASSES passes: a chain of links each to a later one, listed in
+ * reverse, resolves one link per pass, so an unbounded loop is quadratic
+ * in the layer's entries. (Tar and umoci allow only links to earlier
+ * entries; a later target is a courtesy.)
+ */
 static int apply_deferred(struct apply *a, const struct cfs_layer *l,
 			  size_t *deferred, size_t n)
 {
 	bool progress = true;
 
-	while (n > 0 && progress) {
+	for (int pass = 0; n > 0 && progress && pass < MAX_LINK_PASSES;
+	     pass++) {
 		size_t left = 0;
 
 		progress = false;

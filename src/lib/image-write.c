@@ -10,7 +10,9 @@
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "rules.h"
 #include "util.h"
@@ -31,13 +33,22 @@ struct writer {
 	struct cfs_buf vdata;
 	struct blob_slot *slots; /* dedup table, open addressing */
 	size_t n_slots, used_slots;
+	/*
+	 * Random per build, so that blobs from an image (symlink targets,
+	 * xattrs) cannot be chosen to collide; the output does not depend
+	 * on it, as a blob is shared only with an identical one.
+	 */
+	uint64_t seed;
 };
 
+/* FNV-1a, then splitmix64's finaliser: the slot bits depend on all. */
 static uint64_t fnv1a(const uint8_t *p, size_t n, uint64_t h)
 {
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
 }
 
 static void slots_grow(struct writer *w);
@@ -46,7 +57,7 @@ static void slots_grow(struct writer *w);
 static void put_blob(struct writer *w, const void *p, uint32_t len,
 		     size_t align, struct cfs_disk_vdata *ref)
 {
-	uint64_t h = fnv1a(p, len, 0xcbf29ce484222325ULL ^ align);
+	uint64_t h = fnv1a(p, len, 0xcbf29ce484222325ULL ^ w->seed ^ align);
 	size_t i;
 
 	if (w->used_slots * 2 >= w->n_slots)
@@ -303,6 +314,8 @@ int cfs_image_build(struct cfs_tree *t, uint8_t **out, size_t *out_len)
 	uint64_t vdata_offset;
 	uint8_t *img;
 
+	if (getrandom(&w.seed, sizeof(w.seed), GRND_NONBLOCK) != sizeof(w.seed))
+		w.seed = (uint64_t)(uintptr_t)&w ^ (uint64_t)time(NULL);
 	if (number_inodes(&w, t) < 0) {
 		writer_free(&w);
 		return -1;

@@ -65,7 +65,7 @@ struct oci_source {
 	bool is_tar;
 	int dirfd;		    /* directory source, else -1 */
 	struct oci_member *members; /* tar source */
-	size_t n_members;
+	size_t n_members, cap_members;
 };
 
 struct oci_stream;

@@ -124,8 +124,11 @@ static void add_member(struct oci_source *s, struct archive_entry *e,
 
 	if (!name) /* climbs above the top: never looked up */
 		return;
-	s->members =
-		xrealloc(s->members, (s->n_members + 1) * sizeof(*s->members));
+	if (s->n_members == s->cap_members) {
+		s->cap_members = s->cap_members ? 2 * s->cap_members : 64;
+		s->members = xrealloc(s->members,
+				      s->cap_members * sizeof(*s->members));
+	}
 	m = &s->members[s->n_members++];
 	memset(m, 0, sizeof(*m));
 	m->name = name;
@@ -210,7 +213,7 @@ void oci_source_close(struct oci_source *s)
 	}
 	free(s->members);
 	s->members = NULL;
-	s->n_members = 0;
+	s->n_members = s->cap_members = 0;
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	s->dirfd = -1;

@@ -248,7 +248,8 @@ static int scan_symlink(struct scan *s, int dfd, const char *name,
 static int open_entry(struct scan *s, int dfd, const char *name,
 		      const struct stat *st, bool *o_path)
 {
-	int flags = O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	/* O_NONBLOCK: a FIFO swapped in for a file must not block the open. */
+	int flags = O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	struct stat st2;
 	int fd;
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "podman-internal.h"
 #include "podman.h"
 #include "util.h"
@@ -38,11 +39,18 @@ static void problem(struct checker *k, int (*fix)(struct checker *, void *),
 static void problem(struct checker *k, int (*fix)(struct checker *, void *),
 		    void *arg, const char *fmt, ...)
 {
+	char *line, *shown;
 	va_list ap;
 
+	/* Lines name files and images from the stores: escaped, one line. */
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
 	va_end(ap);
+	shown = cfs_printable_dup(line ? line : "?");
+	fputs(shown, stdout);
+	free(shown);
+	free(line);
 	if (k->repair && fix) {
 		if (fix(k, arg) == 0) {
 			puts(": repaired");

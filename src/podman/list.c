@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* cfs-podman list: registered images, their names, mounts and digests. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "podman-internal.h"
 #include "podman.h"
 #include "util.h"
@@ -26,10 +28,13 @@ static void print_names(struct json_object *img)
 	if (json_object_object_get_ex(img, "names", &names) &&
 	    json_object_is_type(names, json_type_array))
 		n = json_object_array_length(names);
-	for (size_t i = 0; i < n; i++)
-		printf("%s%s", i ? "," : "",
-		       json_object_get_string(
-			       json_object_array_get_idx(names, i)));
+	for (size_t i = 0; i < n; i++) {
+		char *name = cfs_printable_dup(json_object_get_string(
+			json_object_array_get_idx(names, i)));
+
+		printf("%s%s", i ? "," : "", name);
+		free(name);
+	}
 	if (!n)
 		fputs("<none>", stdout);
 }
