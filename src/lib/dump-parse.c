@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "dump-escape.h"
+#include "escape.h"
 #include "dump.h"
 #include "rules.h"
 #include "util.h"
@@ -86,12 +87,7 @@ static int fail_located(struct parser *p, const char *what)
 /* A short, terminal-safe copy of some bytes for error messages. */
 static const char *shown(const char *s, size_t len, char buf[64])
 {
-	size_t n = len < 60 ? len : 56;
-
-	for (size_t i = 0; i < n; i++)
-		buf[i] = s[i] > 0x20 && s[i] < 0x7f ? s[i] : '?';
-	strcpy(buf + n, len > n ? "..." : "");
-	return buf;
+	return cfs_printable_n(buf, 64, s, len);
 }
 
 static int split_line(struct parser *p, const char *s, size_t len)

@@ -56,15 +56,15 @@ void cfs_dump_escape(FILE *out, const void *s, size_t len, unsigned int flags)
 	}
 }
 
-const char *cfs_printable(char *buf, size_t size, const char *s)
+const char *cfs_printable_n(char *buf, size_t size, const void *s, size_t len)
 {
+	const uint8_t *p = s;
 	size_t n = 0;
 	char e[4];
 
-	for (; *s; s++) {
-		uint8_t c = (uint8_t)*s;
-		size_t k = cfs_escape_byte(e, c,
-					   c < 0x20 || c > 0x7e || c == '\\');
+	for (size_t i = 0; i < len; i++) {
+		size_t k = cfs_escape_byte(
+			e, p[i], p[i] < 0x20 || p[i] > 0x7e || p[i] == '\\');
 
 		if (n + k + 4 > size) {
 			memcpy(buf + n, "...", 3);
@@ -76,6 +76,11 @@ const char *cfs_printable(char *buf, size_t size, const char *s)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+const char *cfs_printable(char *buf, size_t size, const char *s)
+{
+	return cfs_printable_n(buf, size, s, strlen(s));
 }
 
 char *cfs_printable_dup(const char *s)

@@ -19,6 +19,8 @@
 size_t cfs_escape_byte(char out[4], uint8_t c, bool escape);
 /* s escaped into buf (size >= 8), cut with "..." to fit; returns buf. */
 const char *cfs_printable(char *buf, size_t size, const char *s);
+/* The same for len bytes of s (any bytes, NUL included). */
+const char *cfs_printable_n(char *buf, size_t size, const void *s, size_t len);
 /* s escaped, whole, malloc'ed. */
 char *cfs_printable_dup(const char *s);
 
