@@ -13,6 +13,7 @@ Usage: hostile.py KIND OUTDIR [ARGS]
                     directory a/, a/.wh..wh..opq and a/new (rm a; mkdir a)
   wide N ORDER      tag "wide": one gzip layer of N empty files in d/, in
                     ORDER asc or desc
+  twotags           one nested index listed twice, refs "one" and "two"
   fanout WIDTH      index.json -> index -> ... eight levels, each listing
                     the next WIDTH times: WIDTH**8 manifests if walked
 Writes OUTDIR as an OCI layout.
@@ -169,6 +170,20 @@ def fanout(out, width):
     lay.finish()
 
 
+def twotags(out):
+    """index.json lists one nested index twice, as "one" and "two"."""
+    lay = Layout(out)
+    l = Layer()
+    l.file("f", b"x")
+    desc = lay.image("leaf", [l])
+    desc = {k: v for k, v in desc.items() if k != "annotations"}
+    index = {"schemaVersion": 2, "mediaType": MT_INDEX, "manifests": [desc]}
+    nested = lay.blob(canon_json(index), MT_INDEX)
+    lay.tags = {t: dict(nested, annotations={REF_ANNOTATION: t})
+                for t in ("one", "two")}
+    lay.finish()
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     if kind == "compressed":
@@ -181,6 +196,8 @@ def main():
         replaced(out)
     elif kind == "wide":
         wide(out, int(sys.argv[3]), sys.argv[4])
+    elif kind == "twotags":
+        twotags(out)
     elif kind == "fanout":
         fanout(out, int(sys.argv[3]))
     else:

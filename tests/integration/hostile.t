@@ -113,6 +113,15 @@ one_printable_line mediatype 'unsupported manifest media type x\x0a'
 ok $? "a media type in an index error: escaped, one line" ||
 	diag_file "$TMP/mediatype.err"
 
+# ... and in mkcfs, from a dump (names escaped there as \xXY).
+printf '/ 0 40755 2 0 0 0 0.0 - - -\n/a 0 @100644 1 0 0 0 0.0 /x\\x0aFAKE:\\x20image\\x20converted\\x1b]0;t\\x07 - -\n' \
+	>"$TMP/evil.dump"
+"$CFS_BIN/mkcfs" --from-file "$TMP/evil.dump" "$TMP/evil.cfs" \
+	2>"$TMP/mkcfs.err"
+[ $? -ne 0 ] && one_printable_line mkcfs 'x\x0aFAKE: image converted\x1b]0;t\x07'
+ok $? "mkcfs: a hard link target from a dump, escaped, one line" ||
+	diag_file "$TMP/mkcfs.err"
+
 # 3. rm a; mkdir a: the directory replaces the file, as with umoci.
 mk replaced "$TMP/replaced"
 run replaced 60 "$TMP/replaced" --ref replaced --store "$S" -q
@@ -155,6 +164,15 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "more than 10000 entries" "$TMP/fan2.err"
 ok $? "within 2 s and 100 MiB of address space (status $rc)" ||
 	diag_file "$TMP/fan2.err"
+
+# ... while a nested index listed twice is read once, under both refs.
+mk twotags "$TMP/two"
+run two 30 "$TMP/two" --ref two --store "$S" -q
+ok $? "a nested index listed twice: the second listing's ref selects it" ||
+	diag_file "$TMP/two.err"
+run two-none 30 "$TMP/two" --ref three --store "$S" -q
+grep -q "(available: one, two)" "$TMP/two-none.err"
+ok $? "and both refs are listed" || diag_file "$TMP/two-none.err"
 
 # 6. Blobs that are FIFOs, or symlinks out of the layout.
 mk replaced "$TMP/fifo"
