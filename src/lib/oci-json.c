@@ -277,10 +277,16 @@ int oci_config_check_platform(const struct cfs_oci_image *img,
 	arch = oci_json_str(cfg, "architecture");
 	variant = oci_json_str(cfg, "variant");
 	match = oci_platform_match(&p, os, arch, variant);
-	if (!match)
-		cfs_error("image is for %.32s/%.32s%s%.32s, not %s",
-			  os ? os : "?", arch ? arch : "?", variant ? "/" : "",
-			  variant ? variant : "", platform);
+	if (!match) {
+		char o[40], a[40], v[40], pl[CFS_SHOWN_MAX];
+
+		cfs_error("image is for %s/%s%s%s, not %s",
+			  cfs_printable(o, sizeof(o), os ? os : "?"),
+			  cfs_printable(a, sizeof(a), arch ? arch : "?"),
+			  variant ? "/" : "",
+			  cfs_printable(v, sizeof(v), variant ? variant : ""),
+			  cfs_printable(pl, sizeof(pl), platform));
+	}
 	json_object_put(cfg);
 	return match ? 0 : -1;
 }

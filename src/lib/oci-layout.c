@@ -310,9 +310,14 @@ static void describe(struct cfs_buf *b, const struct cand *k)
 		cfs_buf_append(b, ", ", 2);
 	cfs_buf_append(b, s, strlen(s));
 	if (k->os && k->arch) {
-		s = xasprintf(" (%.32s/%.32s%s%.32s)", k->os, k->arch,
+		char o[40], a[40], v[40];
+
+		s = xasprintf(" (%s/%s%s%s)",
+			      cfs_printable(o, sizeof(o), k->os),
+			      cfs_printable(a, sizeof(a), k->arch),
 			      k->variant ? "/" : "",
-			      k->variant ? k->variant : "");
+			      cfs_printable(v, sizeof(v),
+					    k->variant ? k->variant : ""));
 		cfs_buf_append(b, s, strlen(s));
 		free((char *)s);
 	}
