@@ -130,10 +130,9 @@ usrc=$droot/usr/src/composefs-$version
 dpkg-deb -x "$dkms_deb" "$droot" && dpkg-deb -e "$dkms_deb" "$TMP/dkms.ctl"
 ok $? "composefs-dkms unpacks into a scratch root"
 differ=
-for f in kernel/fs/composefs/*.[ch] kernel/fs/composefs/Makefile \
-	kernel/fs/composefs/Kbuild kernel/fs/composefs/Kconfig; do
-	[ -e "$f" ] || continue
-	cmp -s "$f" "$usrc/$(basename "$f")" || differ="$differ $f"
+# (Dot files are tools' state, e.g. checkpatch's, not sources.)
+for f in $(git ls-files kernel/fs/composefs | grep -v '/\.[^/]*$'); do
+	cmp -s "$f" "$usrc/${f#kernel/fs/composefs/}" || differ="$differ $f"
 done
 cmp -s kernel/include/uapi/linux/composefs.h "$usrc/include/linux/composefs.h" ||
 	differ="$differ composefs.h"
