@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading one layer tar into a layer record. Two readers are chained: the
- * first undoes any compression (detected by magic: gzip through zlib, see
+ * first undoes any compression (detected by magic: gzip through ISA-L, see
  * gunzip.h; zstd and others through libarchive's "raw" format), and its
  * output is both hashed (the DiffID covers every uncompressed byte, including any
  * after the tar end marker) and fed to a "tar" reader. Regular file data
