@@ -34,7 +34,6 @@ struct cfs_gunzip *cfs_gunzip_new(cfs_gunzip_src src, void *opaque)
 
 	g->src = src;
 	g->opaque = opaque;
-	g->out = xmalloc(OUT_BLOCK);
 	isal_inflate_init(&g->st);
 	start_member(g);
 	return g;
@@ -94,21 +93,22 @@ static int fail(struct cfs_gunzip *g, const char *what)
 	return -1;
 }
 
-/* One isal_inflate call into the output block; 1 = member may go on. */
-static int inflate_block(struct cfs_gunzip *g, size_t *n)
+/* One isal_inflate call into buf; 0 = go on (*n may be 0), -1 = error. */
+static int inflate_block(struct cfs_gunzip *g, void *buf, size_t cap, size_t *n)
 {
 	uint32_t in_before = g->st.avail_in;
+	uint32_t room = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
 	int rc;
 
-	g->st.next_out = g->out;
-	g->st.avail_out = OUT_BLOCK;
+	g->st.next_out = buf;
+	g->st.avail_out = room;
 	rc = isal_inflate(&g->st);
 	if (rc < 0) {
 		g->failed = true;
 		cfs_error("corrupt gzip: %s", isal_msg(rc));
 		return -1;
 	}
-	*n = OUT_BLOCK - g->st.avail_out;
+	*n = room - g->st.avail_out;
 	if (g->st.block_state == ISAL_BLOCK_FINISH)
 		g->member_done = true;
 	else if (*n == 0 && g->st.avail_in == in_before &&
@@ -118,7 +118,7 @@ static int inflate_block(struct cfs_gunzip *g, size_t *n)
 	return 0;
 }
 
-int cfs_gunzip_next(struct cfs_gunzip *g, const void **p, size_t *n)
+int cfs_gunzip_read(struct cfs_gunzip *g, void *buf, size_t cap, size_t *n)
 {
 	if (g->failed)
 		return -1;
@@ -131,11 +131,17 @@ int cfs_gunzip_next(struct cfs_gunzip *g, const void **p, size_t *n)
 			/* Another member follows (concatenated gzip). */
 			start_member(g);
 		}
-		if (inflate_block(g, n) < 0)
+		if (inflate_block(g, buf, cap, n) < 0)
 			return -1;
-		if (*n) {
-			*p = g->out;
+		if (*n)
 			return 1;
-		}
 	}
+}
+
+int cfs_gunzip_next(struct cfs_gunzip *g, const void **p, size_t *n)
+{
+	if (!g->out)
+		g->out = xmalloc(OUT_BLOCK);
+	*p = g->out;
+	return cfs_gunzip_read(g, g->out, OUT_BLOCK, n);
 }

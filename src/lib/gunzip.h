@@ -28,6 +28,8 @@ void cfs_gunzip_free(struct cfs_gunzip *g);
  * -1 on error (cfs_error set; a source error keeps the source's message).
  */
 int cfs_gunzip_next(struct cfs_gunzip *g, const void **p, size_t *n);
+/* The same into the caller's buffer of cap bytes (n set on 1). */
+int cfs_gunzip_read(struct cfs_gunzip *g, void *buf, size_t cap, size_t *n);
 
 static inline bool cfs_is_gzip(const uint8_t *p, size_t n)
 {

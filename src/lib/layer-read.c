@@ -5,7 +5,9 @@
  * gunzip.h; zstd and others through libarchive's "raw" format), and its
  * output is both hashed (the DiffID covers every uncompressed byte, including any
  * after the tar end marker) and fed to a "tar" reader. Regular file data
- * goes straight from the tar reader into the object store.
+ * goes straight from the tar reader into the object store. The first stage
+ * runs on a thread of its own a few blocks ahead (block-pipe.h): inflating
+ * and hashing the stream take about as long as storing its files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 
+#include "block-pipe.h"
 #include "gunzip.h"
 #include "layer-path.h"
 #include "rules.h"
@@ -24,6 +27,8 @@
 #include "util.h"
 
 #define IN_BLOCK (1 << 20)
+#define PIPE_BLOCK (1 << 20)
+#define PIPE_BLOCKS 4
 #define PROGRESS_STEP (4ull << 20)
 
 struct reader {
@@ -32,8 +37,9 @@ struct reader {
 	const char *name;
 	uint8_t *inbuf;
 	struct archive *raw, *tar;
-	struct cfs_gunzip *gz; /* gzip layers: instead of raw */
-	size_t peeked;	       /* first input block, read to sniff magic */
+	struct cfs_gunzip *gz;	     /* gzip layers: instead of raw */
+	struct cfs_block_pipe *pipe; /* raw or gz output, on its own thread */
+	size_t peeked; /* first input block, read to sniff magic */
 	EVP_MD_CTX *sha;
 	uint64_t in_bytes, bytes, next_progress;
 	cfs_progress_fn progress;
@@ -105,29 +111,36 @@ static void account(struct reader *r, const void *p, size_t n)
 	}
 }
 
-/* Next block of uncompressed bytes: 1 got some, 0 at the end, -1 error. */
-static int raw_next(struct reader *r, const void **p, size_t *n)
+/* The pipe's producer: the next uncompressed bytes, hashed. */
+static int produce(void *opaque, void *buf, size_t cap, size_t *n)
 {
-	la_int64_t off;
+	struct reader *r = opaque;
+	la_ssize_t got;
 	int rc;
 
 	if (r->gz) {
-		rc = cfs_gunzip_next(r->gz, p, n);
+		rc = cfs_gunzip_read(r->gz, buf, cap, n);
 		if (rc < 0)
 			set_once(&r->src_err, cfs_strerror());
 		if (rc == 1)
-			account(r, *p, *n);
+			account(r, buf, *n);
 		return rc;
 	}
-	rc = archive_read_data_block(r->raw, p, n, &off);
-	if (rc == ARCHIVE_EOF)
-		return 0;
-	if (rc < ARCHIVE_WARN) {
+	got = archive_read_data(r->raw, buf, cap);
+	if (got < 0) {
 		set_once(&r->src_err, archive_msg(r->raw));
 		return -1;
 	}
-	account(r, *p, *n);
-	return 1;
+	*n = (size_t)got;
+	if (got)
+		account(r, buf, *n);
+	return got > 0;
+}
+
+/* Next block of uncompressed bytes: 1 got some, 0 at the end, -1 error. */
+static int raw_next(struct reader *r, const void **p, size_t *n)
+{
+	return cfs_block_pipe_next(r->pipe, p, n);
 }
 
 static la_ssize_t tar_read(struct archive *a, void *opaque, const void **buf)
@@ -155,6 +168,8 @@ static int drain(struct reader *r)
 
 	while ((rc = raw_next(r, &p, &n)) == 1)
 		;
+	cfs_block_pipe_stop(r->pipe);
+	r->pipe = NULL;
 	if (rc < 0) {
 		cfs_error("%s", r->src_err);
 		return -1;
@@ -210,6 +225,12 @@ static int open_raw(struct reader *r)
 		return -1;
 	}
 	return 0;
+}
+
+static int start_pipe(struct reader *r)
+{
+	r->pipe = cfs_block_pipe_start(produce, r, PIPE_BLOCK, PIPE_BLOCKS);
+	return r->pipe ? 0 : -1;
 }
 
 static int open_tar(struct reader *r)
@@ -538,7 +559,7 @@ static int check_diff_id(struct reader *r, const uint8_t *want, uint8_t got[32])
 static int read_layer(struct reader *r, struct cfs_layer *l,
 		      const uint8_t *diff_id, struct cfs_store *store)
 {
-	if (open_raw(r) < 0 || open_tar(r) < 0 ||
+	if (open_raw(r) < 0 || start_pipe(r) < 0 || open_tar(r) < 0 ||
 	    read_entries(r, l, store) < 0 || drain(r) < 0)
 		return -1;
 	if (r->progress)
@@ -574,6 +595,8 @@ int cfs_layer_read(struct cfs_layer **out, cfs_stream_fn fn, void *opaque,
 		cfs_layer_free(l);
 		l = NULL;
 	}
+	/* The producer uses the readers below: stop it first. */
+	cfs_block_pipe_stop(r.pipe);
 	if (r.tar)
 		archive_read_free(r.tar);
 	if (r.raw)
