@@ -95,7 +95,7 @@ def remove_tree(path):
 
 
 def run_timed(argv, stdout_path, cold, inputs):
-    """Runs ARGV once; returns (seconds, peak RSS in bytes).  Every run
+    """Runs ARGV once; returns (seconds, peak RSS in bytes, CPU seconds).  Every run
     starts from dropped caches: on this VM a tree written right after
     another was deleted takes 2-5x longer than after drop_caches, which
     would swamp the tools' differences.  A warm run then reads INPUTS back
@@ -115,7 +115,8 @@ def run_timed(argv, stdout_path, cold, inputs):
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise BenchError(f"{argv[0]} exited {code}: {' '.join(argv)}")
-    return elapsed, read_peak_rss(rss_path, usage)
+    return (elapsed, read_peak_rss(rss_path, usage),
+            usage.ru_utime + usage.ru_stime)
 
 
 class Case:
@@ -131,6 +132,7 @@ class Case:
         self.warm = []
         self.cold = []
         self.rss = []
+        self.cpu = []  # user + system seconds, warm runs
         self.outputs = []
 
     def run_once(self, tmp, cold):
@@ -139,8 +141,10 @@ class Case:
         if self.fresh:
             os.mkdir(rundir)
         out = os.path.join(tmp, f"{self.name}.{i}.out")
-        secs, rss = run_timed(self.make_argv(rundir), out, cold,
-                              self.inputs)
+        secs, rss, cpu = run_timed(self.make_argv(rundir), out, cold,
+                                   self.inputs)
+        if not cold:
+            self.cpu.append(cpu)
         (self.cold if cold else self.warm).append(secs)
         self.rss.append(rss)
         with open(out, "rb") as f:
@@ -206,13 +210,18 @@ def fmt_ratio(num, den):
 
 def print_table(first, rows):
     print(f"{'tool':<34} {'warm s':>8} {'cold s':>8} "
-          f"{'oci2cfs/peer warm':>18} {'cold':>6} {'peak RSS MiB':>12}")
+          f"{'oci2cfs/peer warm':>18} {'cold':>6} {'peak RSS MiB':>12} "
+          f"{'CPU s':>6}")
     for label, case in rows:
+        cpu = (f"{statistics.median(case.cpu):6.2f}" if case.cpu
+               else f"{'-':>6}")
         print(f"{label:<34} {fmt_secs(case.median())} "
               f"{fmt_secs(case.median(cold=True))} "
               f"{fmt_ratio(first.median(), case.median()):>18} "
               f"{fmt_ratio(first.median(True), case.median(True)):>6} "
-              f"{max(case.rss) / MIB:12.1f}")
+              f"{max(case.rss) / MIB:12.1f} {cpu}")
+    print("(CPU s: median user + system time of the warm runs, whatever the"
+          " load)")
 
 
 def verdict(ok):
@@ -227,7 +236,7 @@ def print_targets(first, cached, umoci, tar, floor, files):
         ("oci2cfs faster than umoci unpack",
          f"{first.median():.3f} s vs {umoci.median():.3f} s",
          first.median() < umoci.median()),
-        ("oci2cfs within 1.3x of igzip | openssl (floor)",
+        ("oci2cfs within 1.3x of the floor",
          f"{first.median() / floor.median():.2f}x",
          first.median() <= 1.3 * floor.median()),
         ("peak RSS under 100 MiB + 300 B/file",
