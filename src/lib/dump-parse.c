@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Parsing the composefs-dump(5) format into a cfs_tree. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "escape.h"
 #include "dump.h"
 #include "rules.h"
+#include "store.h"
 #include "util.h"
 #include "verity.h"
 
@@ -48,6 +50,7 @@ struct parser {
 	const char *name;
 	size_t lineno;
 	struct cfs_tree *tree;
+	struct cfs_store *store; /* for inline CONTENT; may be NULL */
 	bool have_root;
 	struct line l;
 };
@@ -278,8 +281,12 @@ static int check_type_rules(struct parser *p, struct attrs *a)
 		return fail(p, "symlink without a target in PAYLOAD");
 	if (a->has_digest && type != S_IFREG)
 		return fail(p, "DIGEST given for a non-regular file");
-	if (a->rdev && type != S_IFCHR && type != S_IFBLK)
-		return fail(p, "RDEV given for a file that is not a device");
+	/*
+	 * As upstream mkcomposefs: accepted on any file, but only a device
+	 * keeps it (the image has no device number for other types).
+	 */
+	if (type != S_IFCHR && type != S_IFBLK)
+		a->rdev = 0;
 	if (a->payload && a->payload_len > CFS_MAX_PATH)
 		return fail(p, "PAYLOAD longer than %d bytes", CFS_MAX_PATH);
 	if (type != S_IFREG)
@@ -304,13 +311,74 @@ static int check_type_rules(struct parser *p, struct attrs *a)
 	return 0;
 }
 
+struct mem_reader {
+	const char *p;
+	size_t left;
+};
+
+static int mem_read(void *opaque, void *buf, size_t count)
+{
+	struct mem_reader *m = opaque;
+
+	if (count > m->left)
+		return -EIO;
+	memcpy(buf, m->p, count);
+	m->p += count;
+	m->left -= count;
+	return 0;
+}
+
+/* The digest of inline content, stored as an object when there is a store. */
+static int content_digest(struct parser *p, const char *data, size_t len,
+			  uint8_t digest[CFS_DIGEST_SIZE])
+{
+	struct mem_reader m = {data, len};
+	int r = p->store ? cfs_store_add_stream(p->store, mem_read, &m, len,
+						digest)
+			 : cfs_verity_digest_mem(data, len, digest);
+
+	return r < 0 ? fail_located(p, "CONTENT") : 0;
+}
+
+/*
+ * Inline CONTENT (upstream keeps small files in the image): this format has
+ * no inline data, so the content becomes an object named by its digest.
+ */
+static int parse_content(struct parser *p, struct attrs *a)
+{
+	const struct field_ref *f = &p->l.f[F_CONTENT];
+	uint8_t digest[CFS_DIGEST_SIZE];
+	char *data;
+	size_t len;
+	int r = -1;
+
+	if (is_dash(f))
+		return 0;
+	if (!S_ISREG(a->mode))
+		return fail(p, "CONTENT given for a non-regular file");
+	if (a->payload)
+		return fail(p, "both PAYLOAD and CONTENT given");
+	if (cfs_dump_unescape(f->s, f->len, &data, &len) < 0)
+		return fail_located(p, "CONTENT");
+	if (len != a->size)
+		fail(p, "CONTENT has %zu bytes but SIZE is %llu", len,
+		     (unsigned long long)a->size);
+	else if (content_digest(p, data, len, digest) == 0)
+		r = 0;
+	free(data);
+	if (r < 0)
+		return -1;
+	if (a->has_digest && memcmp(a->digest, digest, CFS_DIGEST_SIZE))
+		return fail(p, "DIGEST is not the digest of CONTENT");
+	memcpy(a->digest, digest, CFS_DIGEST_SIZE);
+	a->has_digest = true;
+	return 0;
+}
+
 static int parse_attrs(struct parser *p, struct attrs *a)
 {
-	if (parse_numbers(p, a) < 0)
-		return -1;
-	if (!is_dash(&p->l.f[F_CONTENT]))
-		return fail(p, "inline CONTENT is not supported (must be '-')");
-	if (parse_digest(p, a) < 0 || parse_payload(p, a) < 0)
+	if (parse_numbers(p, a) < 0 || parse_digest(p, a) < 0 ||
+	    parse_payload(p, a) < 0 || parse_content(p, a) < 0)
 		return -1;
 	return check_type_rules(p, a);
 }
@@ -579,7 +647,14 @@ out:
 
 struct cfs_tree *cfs_dump_parse(const char *data, size_t len, const char *name)
 {
-	struct parser p = {.name = name, .tree = cfs_tree_new()};
+	return cfs_dump_parse_store(data, len, name, NULL);
+}
+
+struct cfs_tree *cfs_dump_parse_store(const char *data, size_t len,
+				      const char *name, struct cfs_store *store)
+{
+	struct parser p = {
+		.name = name, .tree = cfs_tree_new(), .store = store};
 	size_t pos = 0;
 
 	while (pos < len) {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading one layer tar into a layer record. Two readers are chained: the
- * first undoes any compression (detected by magic: gzip through zlib, see
+ * first undoes any compression (detected by magic: gzip through ISA-L, see
  * gunzip.h; zstd through libarchive's "raw" format, with only its built-in
  * zstd filter enabled, as libarchive runs external programs such as lzop
  * for some other formats; anything else is passed as is), and its
  * output is both hashed (the DiffID covers every uncompressed byte, including any
  * after the tar end marker) and fed to a "tar" reader. Regular file data
- * goes straight from the tar reader into the object store.
+ * goes straight from the tar reader into the object store. The first stage
+ * runs on a thread of its own a few blocks ahead (block-pipe.h): inflating
+ * and hashing the stream take about as long as storing its files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 
+#include "block-pipe.h"
 #include "escape.h"
 #include "gunzip.h"
 #include "layer-path.h"
@@ -27,6 +30,8 @@
 #include "util.h"
 
 #define IN_BLOCK (1 << 20)
+#define PIPE_BLOCK (1 << 20)
+#define PIPE_BLOCKS 4
 #define PROGRESS_STEP (4ull << 20)
 
 struct reader {
@@ -35,9 +40,10 @@ struct reader {
 	const char *name;
 	uint8_t *inbuf;
 	struct archive *raw, *tar;
-	struct cfs_gunzip *gz; /* gzip layers: instead of raw */
-	bool plain;	       /* uncompressed: neither gz nor raw */
-	size_t peeked;	       /* first input block, read to sniff magic */
+	struct cfs_gunzip *gz;	     /* gzip layers: instead of raw */
+	bool plain;		     /* uncompressed: neither gz nor raw */
+	struct cfs_block_pipe *pipe; /* raw or gz output, on its own thread */
+	size_t peeked; /* first input block, read to sniff magic */
 	EVP_MD_CTX *sha;
 	uint64_t in_bytes, bytes, next_progress;
 	cfs_progress_fn progress;
@@ -109,40 +115,62 @@ static void account(struct reader *r, const void *p, size_t n)
 	}
 }
 
-/* Next block of uncompressed bytes: 1 got some, 0 at the end, -1 error. */
-static int raw_next(struct reader *r, const void **p, size_t *n)
+/* An uncompressed layer: the source's bytes, the sniffed block first. */
+static int produce_plain(struct reader *r, void *buf, size_t cap, size_t *n)
 {
-	la_int64_t off;
+	ssize_t got;
+
+	_Static_assert(IN_BLOCK <= PIPE_BLOCK, "the sniffed block fits");
+	if (r->peeked) {
+		memcpy(buf, r->inbuf, r->peeked);
+		got = (ssize_t)r->peeked;
+		r->peeked = 0;
+	} else {
+		got = r->fn(r->opaque, buf, cap);
+		if (got < 0) {
+			set_once(&r->src_err, cfs_strerror());
+			return -1;
+		}
+		r->in_bytes += (uint64_t)got;
+	}
+	*n = (size_t)got;
+	if (got)
+		account(r, buf, *n);
+	return got > 0;
+}
+
+/* The pipe's producer: the next uncompressed bytes, hashed. */
+static int produce(void *opaque, void *buf, size_t cap, size_t *n)
+{
+	struct reader *r = opaque;
+	la_ssize_t got;
 	int rc;
 
 	if (r->gz) {
-		rc = cfs_gunzip_next(r->gz, p, n);
+		rc = cfs_gunzip_read(r->gz, buf, cap, n);
 		if (rc < 0)
 			set_once(&r->src_err, cfs_strerror());
 		if (rc == 1)
-			account(r, *p, *n);
+			account(r, buf, *n);
 		return rc;
 	}
-	if (r->plain) {
-		const uint8_t *b;
-		ssize_t got = source_next(r, &b);
-
-		if (got <= 0)
-			return got < 0 ? -1 : 0;
-		*p = b;
-		*n = (size_t)got;
-		account(r, b, *n);
-		return 1;
-	}
-	rc = archive_read_data_block(r->raw, p, n, &off);
-	if (rc == ARCHIVE_EOF)
-		return 0;
-	if (rc < ARCHIVE_WARN) {
+	if (r->plain)
+		return produce_plain(r, buf, cap, n);
+	got = archive_read_data(r->raw, buf, cap);
+	if (got < 0) {
 		set_once(&r->src_err, archive_msg(r->raw));
 		return -1;
 	}
-	account(r, *p, *n);
-	return 1;
+	*n = (size_t)got;
+	if (got)
+		account(r, buf, *n);
+	return got > 0;
+}
+
+/* Next block of uncompressed bytes: 1 got some, 0 at the end, -1 error. */
+static int raw_next(struct reader *r, const void **p, size_t *n)
+{
+	return cfs_block_pipe_next(r->pipe, p, n);
 }
 
 static la_ssize_t tar_read(struct archive *a, void *opaque, const void **buf)
@@ -170,6 +198,8 @@ static int drain(struct reader *r)
 
 	while ((rc = raw_next(r, &p, &n)) == 1)
 		;
+	cfs_block_pipe_stop(r->pipe);
+	r->pipe = NULL;
 	if (rc < 0) {
 		cfs_error("%s", r->src_err);
 		return -1;
@@ -313,6 +343,12 @@ static int open_raw(struct reader *r)
 	}
 	r->plain = true;
 	return 0;
+}
+
+static int start_pipe(struct reader *r)
+{
+	r->pipe = cfs_block_pipe_start(produce, r, PIPE_BLOCK, PIPE_BLOCKS);
+	return r->pipe ? 0 : -1;
 }
 
 static int open_tar(struct reader *r)
@@ -644,7 +680,7 @@ static int check_diff_id(struct reader *r, const uint8_t *want, uint8_t got[32])
 static int read_layer(struct reader *r, struct cfs_layer *l,
 		      const uint8_t *diff_id, struct cfs_store *store)
 {
-	if (open_raw(r) < 0 || open_tar(r) < 0 ||
+	if (open_raw(r) < 0 || start_pipe(r) < 0 || open_tar(r) < 0 ||
 	    read_entries(r, l, store) < 0 || drain(r) < 0)
 		return -1;
 	if (r->progress)
@@ -683,6 +719,8 @@ int cfs_layer_read(struct cfs_layer **out, cfs_stream_fn fn, void *opaque,
 		cfs_layer_free(l);
 		l = NULL;
 	}
+	/* The producer uses the readers below: stop it first. */
+	cfs_block_pipe_stop(r.pipe);
 	if (r.tar)
 		archive_read_free(r.tar);
 	if (r.raw)

@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"Options:\n"
 	"      --digest-store=DIR  copy regular file contents into the "
 	"object\n"
-	"                          store DIR (directory sources only)\n"
+	"                          store DIR (of a dump: its inline CONTENT)\n"
 	"      --from-file         SOURCE is a dump file (the default when "
 	"it\n"
 	"                          is not a directory)\n"

@@ -24,7 +24,8 @@ static int strip_inode(struct cfs_node *n, void *opaque)
 	return 0;
 }
 
-static struct cfs_tree *load_dump(const struct mkcfs_opts *o)
+static struct cfs_tree *load_dump(const struct mkcfs_opts *o,
+				  struct cfs_store *store)
 {
 	const char *name = strcmp(o->source, "-") ? o->source : "<stdin>";
 	struct cfs_tree *t;
@@ -33,7 +34,7 @@ static struct cfs_tree *load_dump(const struct mkcfs_opts *o)
 
 	if (cfs_read_file(o->source, &data, &len) < 0)
 		return NULL;
-	t = cfs_dump_parse((const char *)data, len, name);
+	t = cfs_dump_parse_store((const char *)data, len, name, store);
 	free(data);
 	if (t && (o->use_epoch || o->skip_xattrs))
 		cfs_tree_walk(t, strip_inode, (void *)o);
@@ -69,14 +70,8 @@ struct cfs_tree *mkcfs_load(const struct mkcfs_opts *o, struct cfs_store *store)
 
 	if (source_is_dump(o, &is_dump) < 0)
 		return NULL;
-	if (is_dump && o->store_dir) {
-		cfs_error("%s: --digest-store needs a directory source, not a "
-			  "dump file",
-			  o->source);
-		return NULL;
-	}
 	if (is_dump)
-		return load_dump(o);
+		return load_dump(o, store);
 	if (o->use_epoch)
 		flags |= CFS_SCAN_USE_EPOCH;
 	if (o->skip_xattrs)

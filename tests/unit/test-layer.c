@@ -354,6 +354,33 @@ static void test_hostile_names_escaped(struct cfs_store *s)
 	cfs_buf_free(&t.out);
 }
 
+/* Empty gzip layers: an empty tar, and a gzip member of no bytes at all. */
+static void test_empty_gzip(struct cfs_store *s)
+{
+	static const uint8_t empty_gz[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
+					   3,	 0,    0, 0, 0, 0, 0, 0, 0, 0};
+	struct cfs_layer *l = NULL;
+	uint8_t id[32];
+	struct tb t;
+	struct tb plain;
+
+	tb_begin(&plain, TB_NONE);
+	tb_end(&plain);
+	sha256_mem(plain.out.data, plain.out.len, id);
+	tb_begin(&t, TB_GZIP);
+	tb_end(&t);
+	ok(read_mem(&l, t.out.data, t.out.len, id, s) == 0 && l &&
+		   l->n_entries == 0 && !memcmp(l->diff_id, id, 32),
+	   "gzip of an empty tar: no entries, DiffID of the tar");
+	cfs_layer_free(l);
+	l = NULL;
+	/* Like a plain stream of no bytes: there is no tar in it. */
+	ok(expect_error(s, empty_gz, sizeof(empty_gz), NULL, "corrupt tar"),
+	   "gzip of nothing is an error");
+	cfs_buf_free(&t.out);
+	cfs_buf_free(&plain.out);
+}
+
 int main(void)
 {
 	struct cfs_store *s = scratch_store();
@@ -361,6 +388,7 @@ int main(void)
 
 	test_filters(s, big);
 	test_errors(s);
+	test_empty_gzip(s);
 	test_source_error(s);
 	test_foreign_compression(s);
 	test_hostile_names_escaped(s);
