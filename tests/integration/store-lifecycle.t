@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# cfs-store: ls, rm, gc (with converters running, and killed), df, fsck and
+# --repair on a damaged store.
+. "$(dirname "$0")/lib.sh"
+
+require_cfs_tools oci2cfs cfs-info cfs-store
+require_root "fixtures are built and unpacked as root"
+require_host_tools fsverity python3 skopeo zstd
+build_fixtures
+plan 21
+
+L=$FX/layout
+CS=$CFS_BIN/cfs-store
+convert() { # STORE TAG [ARGS...]
+	local s=$1 tag=$2
+	shift 2
+	"$CFS_BIN/oci2cfs" "$L" --ref "$tag" --store "$s" -q --sync=none "$@"
+}
+jget() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+missing_all() { # STORE: missing objects of every manifest, one per line
+	local m
+	for m in "$1"/images/*.cfs; do
+		[ -e "$m" ] || continue
+		# a manifest rm removes meanwhile is not kept: no message
+		"$CFS_BIN/cfs-info" missing-objects --basedir "$1" "$m" 2>/dev/null
+	done
+}
+
+# --- two images sharing a base; remove one; gc ---------------------------
+S=$TMP/s
+convert "$S" shared-a >/dev/null && convert "$S" shared-b >/dev/null &&
+	convert "$S" realistic >/dev/null
+ok $? "three images converted"
+a=$(config_hex "$L" shared-a)
+is "$("$CS" -s "$S" ls --json | jget "[0]['id'] is not None")" True \
+	"ls --json lists images"
+a_objs=$("$CFS_BIN/cfs-info" objects "$S/images/$a.cfs" | sort)
+b_objs=$("$CFS_BIN/cfs-info" objects "$S/images/$(config_hex "$L" shared-b).cfs" | sort)
+excl=$(comm -23 <(echo "$a_objs") <(echo "$b_objs"))
+before=$("$CS" -s "$S" df --json | jget "['bytes']")
+"$CS" -s "$S" rm shared-a >/dev/null
+ok $? "rm shared-a"
+[ ! -e "$S/images/$a.cfs" ] && [ ! -e "$S/refs/shared-a" ]
+ok $? "its manifest and ref are gone"
+find "$S" -type f | sort >"$TMP/files.before"
+"$CS" -s "$S" gc --dry-run | sed '$d' | sort >"$TMP/dry"
+"$CS" -s "$S" gc --json >"$TMP/gc.json"
+ok $? "gc succeeds"
+find "$S" -type f | sort >"$TMP/files.after"
+comm -23 "$TMP/files.before" "$TMP/files.after" | sed "s|^$S/||" \
+	>"$TMP/gone"
+is "$(cat "$TMP/dry")" "$(cat "$TMP/gone")" \
+	"gc --dry-run listed exactly what gc removed"
+left=0
+for o in $excl; do [ -e "$S/$o" ] && left=$((left + 1)); done
+is "$left" 0 "the removed image's exclusive objects are gone"
+is "$(missing_all "$S")" "" "every kept image has all its objects"
+after=$("$CS" -s "$S" df --json | jget "['bytes']")
+freed=$(jget "['bytes']" <"$TMP/gc.json")
+is "$((before - after))" "$freed" "df before - after = bytes gc reported"
+is "$("$CS" -s "$S" df --json | jget "['unused_objects']")" 0 \
+	"after gc no object is unused"
+
+# --- rm refuses podman-registered and mounted images; bad names ----------
+"$CS" -s "$S" rm no-such-image 2>"$TMP/err"
+is "$?" 1 "rm of an unknown name fails"
+"$CS" -s "$S" gc --repair 2>/dev/null
+is "$?" 2 "an option of another command is a usage error"
+
+# --- gc concurrent with converters and rm/add ----------------------------
+C=$TMP/c
+convert "$C" shared-a >/dev/null
+(for i in 1 2 3 4 5 6; do convert "$C" shared-b >/dev/null; convert "$C" realistic --no-cache >/dev/null; done) &
+p1=$!
+(for i in 1 2 3 4 5 6; do convert "$C" shared-a >/dev/null; "$CS" -s "$C" rm shared-a >/dev/null; done) &
+p2=$!
+bad=0
+for i in $(seq 1 15); do
+	"$CS" -s "$C" gc >/dev/null 2>>"$TMP/gcerr" || bad=1
+	m=$(missing_all "$C")
+	[ -n "$m" ] && { bad=1; diag "step $i: missing: $m"; }
+done
+wait $p1 || bad=1
+wait $p2 || bad=1
+ok $bad "gc in a loop with converters and rm: every kept manifest whole"
+is "$(missing_all "$C")" "" "no kept manifest misses an object at the end"
+
+# --- gc killed with SIGKILL at many points -------------------------------
+K=$TMP/k
+for t in shared-a shared-b realistic whiteout; do convert "$K" "$t" >/dev/null; done
+bad=0
+for delay in 0.001 0.005 0.01 0.02 0.03 0.05 0.08; do
+	convert "$K" shared-a >/dev/null
+	convert "$K" realistic >/dev/null
+	"$CS" -s "$K" rm shared-a realistic >/dev/null
+	"$CS" -s "$K" gc >/dev/null &
+	sleep "$delay"
+	kill -9 $! 2>/dev/null
+	wait $! 2>/dev/null
+	[ -z "$(missing_all "$K")" ] || bad=1
+done
+ok $bad "gc killed at many points leaves every kept image whole"
+"$CS" -s "$K" gc >/dev/null && "$CS" -s "$K" fsck >/dev/null
+ok $? "the next gc finishes and fsck is clean"
+
+# --- fsck on a damaged store ---------------------------------------------
+F=$TMP/f
+convert "$F" realistic >/dev/null && convert "$F" shared-b >/dev/null
+"$CS" -s "$F" fsck >/dev/null
+ok $? "fsck of a fresh store is clean"
+objs=($(store_objects "$F" | head -5))
+printf '\xff' | dd of="${objs[0]}" bs=1 seek=3 conv=notrunc 2>/dev/null
+printf 'x' >>"${objs[1]}"
+truncate -s 1 "${objs[2]}"
+cp "${objs[3]}" "$F/00/$(printf '%062d' 0)"
+ln -s ../images/nothing.cfs "$F/refs/dangling"
+rec=$(ls "$F/layers" | head -1)
+printf 'garbage' | dd of="$F/layers/$rec" bs=1 seek=20 conv=notrunc 2>/dev/null
+echo stale >"$F/.tmp/obj.999999.XXXXXX"
+"$CS" -s "$F" fsck --json >"$TMP/fsck.json"
+is "$?" 1 "fsck exits 1 on a damaged store"
+found=$(python3 - "$TMP/fsck.json" "$F" "${objs[@]:0:3}" "$rec" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); store = sys.argv[2]
+paths = {p["path"] for p in j["problems"]}
+want = [o[len(store) + 1:] for o in sys.argv[3:6]]
+want += ["00/" + "0" * 62, "refs/dangling", "layers/" + sys.argv[6],
+         ".tmp/obj.999999.XXXXXX"]
+print(" ".join(w for w in want if w not in paths) or "all")
+PY
+)
+is "$found" all "each damage is found (flip, append, truncate, wrong name, ref, record, .tmp)"
+"$CS" -s "$F" fsck --repair >"$TMP/repair.out"
+ls "$F/damaged" | wc -l | grep -qx 4
+ok $? "--repair moved the 4 bad objects aside, not deleted"
+convert "$F" realistic >/dev/null && convert "$F" shared-b >/dev/null
+"$CS" -s "$F" fsck >"$TMP/fsck2.out"
+ok $? "after --repair and reconversion fsck is clean"
+[ $? = 0 ] || diag_file "$TMP/fsck2.out"
