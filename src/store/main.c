@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	      "broken layer\n"
 	      "                           records and dead converters' temp "
 	      "files\n"
-	      "  fsck [--repair] [--json] [-j N]\n"
+	      "  fsck [--repair] [--json] [-j|--jobs N]\n"
 	      "                           check every object's digest, "
 	      "manifests, refs,\n"
 	      "                           layer records, podman records and "

@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 21
+plan 22
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -103,6 +103,18 @@ done
 ok $bad "gc killed at many points leaves every kept image whole"
 "$CS" -s "$K" gc >/dev/null && "$CS" -s "$K" fsck >/dev/null
 ok $? "the next gc finishes and fsck is clean"
+
+# --- --help and the man page agree ----------------------------------------
+man_ok=0
+for c in ls rm gc fsck df; do
+	"$CS" --help | grep -q "^  $c " || man_ok=1
+	grep -q "^\.B cfs-store $c\$" "$TOP/man/cfs-store.8" || man_ok=1
+done
+for o in json dry-run repair jobs store help; do
+	"$CS" --help | grep -q -- "--$o" || man_ok=1
+	sed 's/\\-/-/g' "$TOP/man/cfs-store.8" | grep -q -- "--$o" || man_ok=1
+done
+ok $man_ok "every command and option in --help is in cfs-store(8)"
 
 # --- fsck on a damaged store ---------------------------------------------
 F=$TMP/f
