@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -243,6 +244,25 @@ char *cfs_layout_resolve(const char *store, const char *image)
 	cfs_error("%s: neither a name under %s/refs/ nor a manifest file",
 		  image, store);
 	return NULL;
+}
+
+int cfs_layout_move_aside_at(int dirfd, const char *rel)
+{
+	char *to = xasprintf("damaged/%s.%ld.%d", rel, (long)time(NULL),
+			     (int)getpid());
+	int r;
+
+	for (char *p = to + strlen("damaged/"); *p; p++)
+		if (*p == '/')
+			*p = '-';
+	if (mkdirat(dirfd, "damaged", 0700) < 0 && errno != EEXIST)
+		r = -1;
+	else
+		r = renameat(dirfd, rel, dirfd, to);
+	if (r < 0)
+		cfs_error("%s: moving aside: %s", rel, strerror(errno));
+	free(to);
+	return r;
 }
 
 int cfs_store_lock(const char *store, bool exclusive)

@@ -76,6 +76,12 @@ enum cfs_ref_status cfs_layout_resolve_ref(const char *store, const char *name,
  */
 char *cfs_layout_resolve(const char *store, const char *name_or_path);
 
+/*
+ * Moves STORE/rel (dirfd: the store) aside to STORE/damaged/, named after
+ * rel, the time and the pid: damaged content is kept, not deleted.
+ */
+int cfs_layout_move_aside_at(int dirfd, const char *rel);
+
 /* The store lock; returns an fd to pass to cfs_store_unlock, or -1. */
 int cfs_store_lock(const char *store, bool exclusive);
 void cfs_store_unlock(int fd);

@@ -9,6 +9,7 @@
  * them again, and removes broken refs, records and dead leftovers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,22 +260,12 @@ static void visit_leftover(const char *rel, void *opaque)
 
 static const char *move_aside(struct fsck *c, const char *rel)
 {
-	char *dir = xasprintf("%s/damaged", c->o->store);
-	char *flat = xstrdup(rel), *to, *from;
-	const char *r = NULL;
+	int fd = open(c->o->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = fd < 0 ? -1 : cfs_layout_move_aside_at(fd, rel);
 
-	for (char *p = flat; *p; p++)
-		if (*p == '/')
-			*p = '-';
-	to = xasprintf("%s/%s.%ld", dir, flat, (long)time(NULL));
-	from = xasprintf("%s/%s", c->o->store, rel);
-	if (cfs_mkdir_p(dir, 0700) == 0 && rename(from, to) == 0)
-		r = "moved to damaged/";
-	free(from);
-	free(to);
-	free(flat);
-	free(dir);
-	return r;
+	if (fd >= 0)
+		close(fd);
+	return r == 0 ? "moved to damaged/" : NULL;
 }
 
 static const char *remove_file(struct fsck *c, const char *rel)

@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 22
+plan 27
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -150,3 +150,40 @@ convert "$F" realistic >/dev/null && convert "$F" shared-b >/dev/null
 "$CS" -s "$F" fsck >"$TMP/fsck2.out"
 ok $? "after --repair and reconversion fsck is clean"
 [ $? = 0 ] || diag_file "$TMP/fsck2.out"
+
+# --- a store with fs-verity (loop ext4): kernel measurement, no trust ----
+verity_fs() {
+	command -v mkfs.ext4 >/dev/null || return 1
+	truncate -s 128M "$TMP/ext4.img" &&
+		mkfs.ext4 -q -b 4096 -O verity "$TMP/ext4.img" >/dev/null 2>&1 &&
+		mkdir -p "$TMP/vfs" &&
+		mount -o loop "$TMP/ext4.img" "$TMP/vfs" 2>/dev/null || return 1
+	at_exit umount "$TMP/vfs"
+	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
+		2>"$TMP/verity.err"
+}
+if ! verity_fs; then
+	skip 5 "no fs-verity on a loop ext4 here; the VM runs these"
+else
+	V=$TMP/vfs/store
+	convert "$V" realistic >/dev/null
+	"$CS" -s "$V" fsck --json >"$TMP/vf.json"
+	is "$(python3 -c "import json; j = json.load(open('$TMP/vf.json'))
+print(j['kernel_measured'] == j['objects'] > 0)")" True \
+		 "fsck on a verity store uses the kernel measurement"
+	objs=($(store_objects "$V" | head -2))
+	# damage the way a verity store allows: a file put in an object's place
+	rm -f "${objs[0]}" "${objs[1]}"
+	echo wrong >"${objs[0]}"
+	echo wrong too >"${objs[1]}" && fsverity enable "${objs[1]}"
+	"$CS" -s "$V" fsck >"$TMP/vf.out"
+	is "$?" 1 "fsck finds objects whose content is not their name"
+	grep -q "kernel measurement" "$TMP/vf.out"
+	ok $? "the verity-enabled one is reported by kernel measurement"
+	convert "$V" realistic >/dev/null
+	"$CS" -s "$V" fsck >"$TMP/vf2.out"
+	ok $? "a conversion replaced both instead of trusting them"
+	[ $? = 0 ] || diag_file "$TMP/vf2.out"
+	ls "$V/damaged" 2>/dev/null | wc -l | grep -qx 2
+	ok $? "the bad objects were moved aside to damaged/"
+fi
