@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <json-c/json.h>
 #include <libmount.h>
@@ -196,6 +197,24 @@ static char *mount_manifest(const struct inventory *inv, const char *src)
 	return NULL;
 }
 
+/*
+ * A mount's digest= names its manifest even when the ref it was mounted by
+ * is gone or the manifest was opened by a path that no longer leads to it.
+ */
+static void add_mount_digest(struct inventory *inv, const char *opts)
+{
+	char *value = NULL;
+	size_t len = 0;
+
+	if (opts && mnt_optstr_get_option(opts, "digest", &value, &len) == 0 &&
+	    len == 2 * CFS_DIGEST_SIZE) {
+		char *hex = xstrndup(value, len);
+
+		add_str(&inv->mounted_digests, inv->n_mounted_digests++, hex);
+		free(hex);
+	}
+}
+
 static int load_mounts(struct inventory *inv)
 {
 	struct libmnt_table *tb =
@@ -221,6 +240,7 @@ static int load_mounts(struct inventory *inv)
 			add_str(&inv->mounted, inv->n_mounted++, m);
 			free(m);
 		}
+		add_mount_digest(inv, mnt_fs_get_fs_options(fs));
 	}
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
@@ -235,6 +255,24 @@ static bool has_str(char **arr, size_t n, const char *s)
 	return false;
 }
 
+static bool mounted_by_digest(const struct inventory *inv, const char *path)
+{
+	uint8_t d[CFS_DIGEST_SIZE];
+	char hex[2 * CFS_DIGEST_SIZE + 1];
+	int fd, r;
+
+	if (!inv->n_mounted_digests)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	r = fd < 0 ? -1 : cfs_verity_measure(fd, d);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		return false;
+	cfs_hex(hex, d, CFS_DIGEST_SIZE);
+	return has_str(inv->mounted_digests, inv->n_mounted_digests, hex);
+}
+
 static void mark_users(struct inventory *inv)
 {
 	for (size_t i = 0; i < inv->n_images; i++) {
@@ -243,10 +281,11 @@ static void mark_users(struct inventory *inv)
 		char *real = realpath(path, NULL);
 
 		img->podman = has_str(inv->podman_ids, inv->n_podman, img->id);
+		img->mounted = mounted_by_digest(inv, path);
 		if (real) {
 			img->podman |= has_str(inv->podman_manifests,
 					       inv->n_podman, real);
-			img->mounted =
+			img->mounted |=
 				has_str(inv->mounted, inv->n_mounted, real);
 		}
 		free(real);
@@ -292,5 +331,6 @@ void inventory_free(struct inventory *inv)
 	free_strs(inv->podman_ids, inv->n_podman);
 	free_strs(inv->podman_manifests, inv->n_podman);
 	free_strs(inv->mounted, inv->n_mounted);
+	free_strs(inv->mounted_digests, inv->n_mounted_digests);
 	memset(inv, 0, sizeof(*inv));
 }

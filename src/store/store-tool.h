@@ -55,6 +55,8 @@ struct inventory {
 	size_t n_podman;
 	char **mounted; /* canonical manifest paths mounted now */
 	size_t n_mounted;
+	char **mounted_digests; /* digest= of composefs mounts, hex */
+	size_t n_mounted_digests;
 };
 
 int inventory_load(struct inventory *inv, const char *store);

@@ -4,11 +4,11 @@
 # --repair on a damaged store.
 . "$(dirname "$0")/lib.sh"
 
-require_cfs_tools oci2cfs cfs-info cfs-store
+require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 27
+plan 32
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -67,6 +67,29 @@ is "$("$CS" -s "$S" df --json | jget "['unused_objects']")" 0 \
 is "$?" 1 "rm of an unknown name fails"
 "$CS" -s "$S" gc --repair 2>/dev/null
 is "$?" 2 "an option of another command is a usage error"
+
+# --- an image registered with podman (cfs-podman, --mountpoint: no mount)
+P=$TMP/p
+convert "$P" shared-b >/dev/null
+mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
+. "$TOP/tests/integration/podman-conf.sh"
+podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$P/podman"
+"$CFS_BIN/cfs-podman" --store "$P" add shared-b --mountpoint "$TMP/tree" \
+	>/dev/null
+is "$("$CS" -s "$P" ls --json | jget "[0]['podman']")" True \
+	"ls shows the image as registered with podman"
+"$CS" -s "$P" rm shared-b 2>"$TMP/err"
+ok $(($? != 1)) "rm refuses an image registered with podman"
+grep -q "registered with podman" "$TMP/err"
+ok $? "and says why"
+rm "$P/refs/shared-b"
+"$CS" -s "$P" gc >/dev/null && [ -z "$(missing_all "$P")" ] &&
+	[ -e "$P/images/$(config_hex "$L" shared-b).cfs" ]
+ok $? "gc keeps a podman-registered image whose ref is gone"
+"$CFS_BIN/cfs-podman" --store "$P" remove --purge shared-b >/dev/null &&
+	"$CS" -s "$P" gc >/dev/null && [ -z "$(ls "$P/images")" ] &&
+	[ -z "$(store_objects "$P")" ]
+ok $? "cfs-podman remove --purge, then gc, empties the store"
 
 # --- gc concurrent with converters and rm/add ----------------------------
 C=$TMP/c
