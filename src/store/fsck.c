@@ -253,7 +253,7 @@ static void check_podman(struct fsck *c)
 static void visit_leftover(const char *rel, void *opaque)
 {
 	add_finding(opaque, "leftover", rel,
-		    xstrdup("temp file of a converter that is gone"));
+		    xstrdup("left by a process that is gone"));
 }
 
 /* --- repair */

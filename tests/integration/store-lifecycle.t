@@ -153,6 +153,8 @@ ln -s ../images/nothing.cfs "$F/refs/dangling"
 rec=$(ls "$F/layers" | head -1)
 printf 'garbage' | dd of="$F/layers/$rec" bs=1 seek=20 conv=notrunc 2>/dev/null
 echo stale >"$F/.tmp/obj.999999.XXXXXX"
+echo stale >"$F/layers/$rec.tmp.999999.XXXXXX"
+echo '{}' >"$F/images/$(printf '%064d' 7).json"
 "$CS" -s "$F" fsck --json >"$TMP/fsck.json"
 is "$?" 1 "fsck exits 1 on a damaged store"
 found=$(python3 - "$TMP/fsck.json" "$F" "${objs[@]:0:3}" "$rec" <<'PY'
@@ -161,11 +163,12 @@ j = json.load(open(sys.argv[1])); store = sys.argv[2]
 paths = {p["path"] for p in j["problems"]}
 want = [o[len(store) + 1:] for o in sys.argv[3:6]]
 want += ["00/" + "0" * 62, "refs/dangling", "layers/" + sys.argv[6],
-         ".tmp/obj.999999.XXXXXX"]
+         ".tmp/obj.999999.XXXXXX", "layers/%s.tmp.999999.XXXXXX" % sys.argv[6],
+         "images/%064d.json" % 7]
 print(" ".join(w for w in want if w not in paths) or "all")
 PY
 )
-is "$found" all "each damage is found (flip, append, truncate, wrong name, ref, record, .tmp)"
+is "$found" all "each damage is found (flip, append, truncate, wrong name, ref, record, dead temp files, orphan config)"
 "$CS" -s "$F" fsck --repair >"$TMP/repair.out"
 ls "$F/damaged" | wc -l | grep -qx 4
 ok $? "--repair moved the 4 bad objects aside, not deleted"
