@@ -100,7 +100,8 @@ static int check_objects(struct fsck *c)
 {
 	char hex[2 * CFS_DIGEST_SIZE + 1];
 
-	if (store_walk_objects(c->o->store, collect_object, stray_file, c) < 0)
+	if (store_walk_objects(c->o->store, collect_object, stray_file, c,
+			       false) < 0)
 		return -1;
 	c->measured =
 		hash_objects(c->o->store, c->objs, c->n_objs, c->o->threads);

@@ -9,11 +9,13 @@
  * whole, and the next gc finishes the job.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "layer.h"
@@ -25,7 +27,7 @@ struct gc {
 	struct dset kept;
 	struct json_object *removed; /* paths, relative to the store */
 	uint64_t objects, bytes, manifests, records, leftovers;
-	int errors;
+	int errors, storefd;
 };
 
 static void gc_remove(struct gc *g, const char *rel)
@@ -76,11 +78,15 @@ static int visit_object(const struct store_object *ob, void *opaque)
 {
 	struct gc *g = opaque;
 
+	struct stat st;
+
 	if (dset_find(&g->kept, ob->digest))
 		return 0;
+	/* the size of what is removed only: most objects are not stat'ed */
+	if (fstatat(g->storefd, ob->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		g->bytes += (uint64_t)st.st_size;
 	gc_remove(g, ob->path);
 	g->objects++;
-	g->bytes += ob->size;
 	return 0;
 }
 
@@ -130,8 +136,14 @@ static int sweep(struct gc *g, struct inventory *inv)
 		if (!image_is_root(&inv->images[i]))
 			remove_image(g, &inv->images[i]);
 	store_walk_records(g->o->store, visit_record, g);
-	if (store_walk_objects(g->o->store, visit_object, NULL, g) < 0)
+	g->storefd = open(g->o->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->storefd < 0 ||
+	    store_walk_objects(g->o->store, visit_object, NULL, g, false) < 0) {
+		if (g->storefd >= 0)
+			close(g->storefd);
 		return -1;
+	}
+	close(g->storefd);
 	store_dead_leftovers(g->o->store, visit_leftover, g);
 	return 0;
 }

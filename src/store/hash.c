@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store-tool.h"
@@ -22,25 +23,35 @@ struct hash_job {
 	size_t n;
 	atomic_size_t next;
 	atomic_size_t measured;
+	atomic_bool no_verity; /* the filesystem has none: do not ask */
 };
 
 static void hash_one(struct hash_job *j, struct hashed_object *h)
 {
 	char path[CFS_OBJECT_PATH_LEN + 1];
+	struct stat st;
 	int fd;
 
 	cfs_object_path(path, h->digest);
 	fd = openat(j->storefd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		h->error = errno;
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
-	if (cfs_verity_measure(fd, h->actual) == 0) {
+	h->size = (uint64_t)st.st_size;
+	if (!atomic_load(&j->no_verity) &&
+	    cfs_verity_measure(fd, h->actual) == 0) {
 		h->kernel = true;
 		atomic_fetch_add(&j->measured, 1);
-	} else if (cfs_verity_digest_fd(fd, h->size, h->actual) < 0) {
-		h->error = errno ? errno : EIO;
+		close(fd);
+		return;
 	}
+	if (errno == ENOTTY || errno == EOPNOTSUPP)
+		atomic_store(&j->no_verity, true);
+	if (cfs_verity_digest_fd(fd, h->size, h->actual) < 0)
+		h->error = errno ? errno : EIO;
 	close(fd);
 }
 

@@ -48,8 +48,32 @@ int manifest_objects(const char *path, manifest_object_fn fn, void *opaque)
 	return 0;
 }
 
-static int walk_bucket(int storefd, const char *bucket, object_fn fn,
-		       stray_fn stray, void *opaque)
+struct walk {
+	object_fn fn;
+	stray_fn stray;
+	void *opaque;
+	bool want_size;
+};
+
+/* A regular file (and its size with want_size)? */
+static bool regular(int fd, const struct dirent *e, const struct walk *w,
+		    uint64_t *size)
+{
+	struct stat st;
+
+	*size = 0;
+	if (e->d_type == DT_REG && !w->want_size)
+		return true;
+	if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)
+		return false;
+	if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
+static int walk_bucket(int storefd, const char *bucket, const struct walk *w)
 {
 	int fd = openat(storefd, bucket, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -64,7 +88,6 @@ static int walk_bucket(int storefd, const char *bucket, object_fn fn,
 	}
 	while (r == 0 && (e = readdir(d))) {
 		struct store_object o = {.path = path};
-		struct stat st;
 		size_t len = strlen(e->d_name);
 
 		if (e->d_name[0] == '.' &&
@@ -74,27 +97,26 @@ static int walk_bucket(int storefd, const char *bucket, object_fn fn,
 			 (int)(sizeof(path) - 4), e->d_name);
 		if (len != CFS_OBJECT_PATH_LEN - 3 ||
 		    !parse_object_path(path, strlen(path), o.digest) ||
-		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode)) {
-			if (stray) {
+		    !regular(fd, e, w, &o.size)) {
+			if (w->stray) {
 				char *full =
 					xasprintf("%s/%s", bucket, e->d_name);
 
-				stray(full, opaque);
+				w->stray(full, w->opaque);
 				free(full);
 			}
 			continue;
 		}
-		o.size = (uint64_t)st.st_size;
-		r = fn(&o, opaque);
+		r = w->fn(&o, w->opaque);
 	}
 	closedir(d);
 	return r;
 }
 
 int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
-		       void *opaque)
+		       void *opaque, bool want_size)
 {
+	struct walk w = {fn, stray, opaque, want_size};
 	int storefd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char bucket[3];
 	int r = 0;
@@ -105,7 +127,7 @@ int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
 	}
 	for (int i = 0; i < 256 && r == 0; i++) {
 		snprintf(bucket, sizeof(bucket), "%02x", i);
-		r = walk_bucket(storefd, bucket, fn, stray, opaque);
+		r = walk_bucket(storefd, bucket, &w);
 		if (r < 0 && errno)
 			cfs_error("%s/%s: %s", store, bucket, strerror(errno));
 	}

@@ -39,7 +39,7 @@ static int load_usage(struct usage *u, const char *store)
 	memset(u, 0, sizeof(*u));
 	if (inventory_load(&u->inv, store) < 0 ||
 	    mark_images(&u->inv, &u->set, false) < 0 ||
-	    store_walk_objects(store, count_object, NULL, u) < 0)
+	    store_walk_objects(store, count_object, NULL, u, true) < 0)
 		return -1;
 	for (size_t i = 0; i < u->set.cap; i++) {
 		struct dset_entry *e = &u->set.slots[i];

@@ -75,13 +75,17 @@ int manifest_objects(const char *path, manifest_object_fn fn, void *opaque);
 struct store_object {
 	uint8_t digest[CFS_DIGEST_SIZE];
 	const char *path; /* relative to the store */
-	uint64_t size;
+	uint64_t size;	  /* with want_size only */
 };
-/* Calls fn for each object; stray files (bad names) go to stray_fn. */
+/*
+ * Calls fn for each object; stray files (bad names) go to stray_fn.
+ * Without want_size, objects the directory entry says are regular files
+ * are not stat'ed (a walk of a million objects saves a million calls).
+ */
 typedef int (*object_fn)(const struct store_object *o, void *opaque);
 typedef void (*stray_fn)(const char *path, void *opaque);
 int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
-		       void *opaque);
+		       void *opaque, bool want_size);
 /* Marks every object the images reference: users counted per image. */
 int mark_images(struct inventory *inv, struct dset *set, bool roots_only);
 
