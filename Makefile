@@ -52,7 +52,7 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIBCFS := $(BUILD)/libcfs.a
 
 # tool name : source directory
-TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper cfs-podman:podman
+TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper cfs-podman:podman cfs-store:store
 # (a tool whose directory has no sources yet is skipped)
 TOOLS := $(foreach t,$(TOOLS),$(if $(wildcard src/$(word 2,$(subst :, ,$(t)))/*.c),$(t)))
 TOOL_NAMES := $(foreach t,$(TOOLS),$(word 1,$(subst :, ,$(t))))

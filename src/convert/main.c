@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "image.h"
 #include "podman-store.h"
+#include "store-layout.h"
 #include "util.h"
 
 #define DEFAULT_STORE "/var/lib/cfs"
@@ -233,11 +234,15 @@ static int convert(const struct convert_opts *o)
 	struct cfs_store_stats sst;
 	uint8_t *manifest = NULL;
 	size_t len;
-	int r = -1;
+	int r = -1, lock = -1;
 
 	if (cfs_oci_open(&img, o->image, o->ref, o->platform) < 0)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
+		goto out;
+	/* Shared until the manifest and ref are written: see cfs-store(8). */
+	lock = cfs_store_lock(o->store, false);
+	if (lock < 0)
 		goto out;
 	interrupt_store = store;
 	t = cfs_tree_new();
@@ -272,6 +277,7 @@ out:
 	free(res.ref_name);
 	cfs_tree_free(t);
 	cfs_store_close(store);
+	cfs_store_unlock(lock);
 	cfs_oci_close(img);
 	return r;
 }

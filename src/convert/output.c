@@ -10,6 +10,7 @@
 
 #include "convert.h"
 #include "escape.h"
+#include "store-layout.h"
 #include "util.h"
 
 static int atomic_flags(const struct cfs_store *store, bool verity)
@@ -33,142 +34,50 @@ static const char *digest_hex(const char *digest)
 	return colon ? colon + 1 : digest;
 }
 
-static bool ref_name_ok(const char *name)
-{
-	const char *p = name;
-
-	if (!*name || *name == '/' || strlen(name) > 255)
-		return false;
-	/* Printable ASCII: a ref is a file name that tools list. */
-	for (const char *c = name; *c; c++)
-		if (*c < 0x21 || *c > 0x7e)
-			return false;
-	while (*p) {
-		size_t len = strcspn(p, "/");
-
-		if (len == 0 || (len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		p += len;
-		if (*p == '/')
-			p++;
-		else
-			break;
-	}
-	return name[strlen(name) - 1] != '/';
-}
-
-/* refs/NAME -> ../images/ID.cfs, replaced atomically by rename. */
-static int write_ref(struct cfs_store *store, const char *name, const char *id)
-{
-	const char *dir = cfs_store_dir(store);
-	char *path = xasprintf("%s/refs/%s", dir, name), *tmp, *parent;
-	struct cfs_buf target = {0};
-	int r = -1;
-
-	for (const char *p = name; *p; p++)
-		if (*p == '/')
-			cfs_buf_append(&target, "../", 3);
-	cfs_buf_append(&target, "../images/", 10);
-	cfs_buf_append(&target, id, strlen(id));
-	cfs_buf_append(&target, ".cfs", 5);
-	parent = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	if (cfs_mkdir_p(parent, 0755) < 0)
-		goto out;
-	unlink(tmp);
-	if (symlink((char *)target.data, tmp) < 0 || rename(tmp, path) < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	r = 0;
-out:
-	cfs_buf_free(&target);
-	free(parent);
-	free(tmp);
-	free(path);
-	return r;
-}
-
-/*
- * Re-converting an image gives the same bytes: leave an identical file
- * alone rather than rewrite (and fsync) it.
- */
-static int write_unless_same(const char *path, const uint8_t *data, size_t len,
-			     int flags)
-{
-	struct stat st;
-	uint8_t *old;
-	size_t old_len;
-	bool same;
-
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (size_t)st.st_size == len &&
-	    cfs_read_file(path, &old, &old_len) == 0) {
-		same = old_len == len && memcmp(old, data, len) == 0;
-		free(old);
-		if (same)
-			return 0;
-	}
-	return cfs_write_file_atomic(path, data, len, 0644, flags);
-}
-
-static int write_beside(struct cfs_store *store, const char *images,
-			const char *id, const char *suffix, const uint8_t *data,
-			size_t len)
-{
-	char *path = xasprintf("%s/%s%s", images, id, suffix);
-	int r = write_unless_same(path, data, len, atomic_flags(store, false));
-
-	free(path);
-	return r;
-}
-
 int convert_write_outputs(const struct convert_opts *o,
 			  struct cfs_oci_image *img, struct cfs_store *store,
 			  const uint8_t *manifest, size_t len,
 			  struct convert_result *res)
 {
 	const char *id = digest_hex(img->config_digest);
-	char *images = xasprintf("%s/images", cfs_store_dir(store));
+	const char *dir = cfs_store_dir(store);
 	const char *name = o->ref ? o->ref : img->ref_name;
+	struct cfs_layout_image li = {
+		.id = id,
+		.config = img->config,
+		.config_len = img->config_len,
+		.oci_manifest = img->manifest,
+		.oci_manifest_len = img->manifest_len,
+		.manifest = manifest,
+		.manifest_len = len,
+		.side_flags = atomic_flags(store, false),
+		.manifest_flags = atomic_flags(store, true),
+	};
 	uint8_t digest[CFS_DIGEST_SIZE];
-	int r = -1;
 
 	cfs_verity_digest_mem(manifest, len, digest);
 	cfs_hex(res->digest_hex, digest, CFS_DIGEST_SIZE);
-	if (name && !ref_name_ok(name)) {
+	if (name && !cfs_ref_name_ok(name)) {
 		char pbuf[CFS_SHOWN_MAX];
 
 		cfs_error("invalid image name for a ref: '%s'",
 			  cfs_printable(pbuf, sizeof(pbuf), name));
-		goto out;
+		return -1;
 	}
 	if (o->output) {
 		res->manifest_path = xstrdup(o->output);
-		r = cfs_write_file_atomic(o->output, manifest, len, 0644,
-					  atomic_flags(store, true));
-		goto out;
+		return cfs_write_file_atomic(o->output, manifest, len, 0644,
+					     atomic_flags(store, true));
 	}
-	res->manifest_path = xasprintf("%s/%s.cfs", images, id);
-	if (cfs_mkdir_p(images, 0755) < 0 ||
-	    write_beside(store, images, id, ".json", img->config,
-			 img->config_len) < 0 ||
-	    write_beside(store, images, id, ".manifest.json", img->manifest,
-			 img->manifest_len) < 0 ||
-	    write_unless_same(res->manifest_path, manifest, len,
-			      atomic_flags(store, true)) < 0)
-		goto out;
+	res->manifest_path = cfs_layout_image_file(dir, id, ".cfs");
+	if (cfs_layout_write_image(dir, &li) < 0)
+		return -1;
 	if (name) {
-		if (write_ref(store, name, id) < 0)
-			goto out;
+		if (cfs_layout_write_ref(dir, name, id) < 0)
+			return -1;
 		res->ref_name = xstrdup(name);
 	}
-	r = 0;
-out:
-	free(images);
-	return r;
+	return 0;
 }
 
 void convert_print_json(const struct convert_opts *o,

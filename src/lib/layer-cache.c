@@ -282,7 +282,7 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 		return false;
 	if (S_ISREG(e->mode))
 		return e->has_digest == (e->size > 0) &&
-		       (!e->has_digest || cfs_store_has(s, e->digest));
+		       (!e->has_digest || !s || cfs_store_has(s, e->digest));
 	return !e->has_digest;
 }
 
@@ -388,6 +388,20 @@ int cfs_layer_cache_load(struct cfs_store *store, const uint8_t diff_id[32],
 	}
 	free(path);
 	*out = decode(data, len, diff_id, store);
+	free(data);
+	return *out ? 1 : 0;
+}
+
+int cfs_layer_cache_read(const char *path, const uint8_t diff_id[32],
+			 struct cfs_layer **out)
+{
+	uint8_t *data;
+	size_t len;
+
+	*out = NULL;
+	if (cfs_read_file(path, &data, &len) < 0)
+		return -1;
+	*out = len <= MAX_RECORD ? decode(data, len, diff_id, NULL) : NULL;
 	free(data);
 	return *out ? 1 : 0;
 }

@@ -68,6 +68,12 @@ int cfs_layer_cache_save(struct cfs_store *store, const struct cfs_layer *l);
  */
 int cfs_layer_cache_load(struct cfs_store *store, const uint8_t diff_id[32],
 			 struct cfs_layer **out);
+/*
+ * Reads a record file without looking at the store (cfs-store checks
+ * which objects it names): 1 if valid, 0 if not, -1 if unreadable.
+ */
+int cfs_layer_cache_read(const char *path, const uint8_t diff_id[32],
+			 struct cfs_layer **out);
 
 /* Applies a layer on top of a tree with OCI semantics (apply.c). */
 int cfs_layer_apply(struct cfs_tree *t, const struct cfs_layer *l);

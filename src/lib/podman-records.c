@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "podman-internal.h"
+#include "store-layout.h"
 #include "util.h"
 
 #define IMAGES_JSON "overlay-images/images.json"
@@ -367,21 +368,14 @@ static struct json_object *find_by_name(struct pstore *p, const char *name)
 
 static struct json_object *find_by_ref(struct pstore *p, const char *ref)
 {
-	char *path = xasprintf("%s/refs/%s", p->store, ref);
-	char *target = realpath(path, NULL);
 	struct json_object *found = NULL;
+	char id[CFS_IMAGE_ID_LEN + 1];
+	char *target;
 
-	free(path);
-	if (target) {
-		char *base = strrchr(target, '/') + 1;
-		size_t len = strlen(base);
-
-		if (len > 4 && !strcmp(base + len - 4, ".cfs")) {
-			base[len - 4] = '\0';
-			if (pstore_is_id(base))
-				found = pstore_find_image(p, base);
-		}
-	}
+	if (cfs_layout_resolve_ref(p->store, ref, &target) != CFS_REF_OK)
+		return NULL;
+	if (cfs_layout_manifest_id(target, id))
+		found = pstore_find_image(p, id);
 	free(target);
 	return found;
 }
@@ -394,7 +388,7 @@ struct json_object *pstore_lookup_image(struct pstore *p, const char *name)
 		e = find_by_prefix(p, name);
 	if (!e)
 		e = find_by_name(p, name);
-	if (!e && !strstr(name, ".."))
+	if (!e)
 		e = find_by_ref(p, name);
 	return e;
 }

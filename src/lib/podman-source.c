@@ -18,6 +18,7 @@
 
 #include "image.h"
 #include "podman-source.h"
+#include "store-layout.h"
 #include "util.h"
 #include "verity.h"
 
@@ -27,35 +28,6 @@ void psrc_sha256_hex(char out[65], const void *data, size_t len)
 
 	EVP_Digest(data, len, md, NULL, EVP_sha256(), NULL);
 	cfs_hex(out, md, sizeof(md));
-}
-
-static bool is_regular(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static char *resolve_manifest(const char *store, const char *image)
-{
-	size_t len = strlen(image);
-	bool pathlike = strchr(image, '/') ||
-			(len > 4 && !strcmp(image + len - 4, ".cfs"));
-	char *ref, *path = NULL;
-
-	if (pathlike && is_regular(image))
-		return realpath(image, NULL);
-	if (image[0] && image[0] != '/' && !strstr(image, "..")) {
-		ref = xasprintf("%s/refs/%s", store, image);
-		if (is_regular(ref))
-			path = realpath(ref, NULL);
-		free(ref);
-	}
-	if (!path)
-		cfs_error("%s: neither a name under %s/refs/ nor a manifest "
-			  "file",
-			  image, store);
-	return path;
 }
 
 /* "2006-01-02T15:04:05[.frac](Z|+hh:mm)", which Go's time parses. */
@@ -174,7 +146,7 @@ int psrc_load(struct psrc *s, const char *store, const char *image)
 	char digest_hex[65];
 
 	memset(s, 0, sizeof(*s));
-	s->manifest = resolve_manifest(store, image);
+	s->manifest = cfs_layout_resolve(store, image);
 	if (!s->manifest)
 		return -1;
 	if (strlen(s->manifest) < 5 ||

@@ -19,6 +19,7 @@
 
 #include "podman-internal.h"
 #include "podman-source.h"
+#include "store-layout.h"
 #include "util.h"
 
 struct add_ctx {
@@ -371,8 +372,12 @@ int cfs_podman_add(const struct cfs_podman_opts *o,
 {
 	struct add_ctx c = {.o = o, .a = a};
 	int r = -1;
+	/* Shared: cfs-store rm and gc do not run while an image is added. */
+	int store_lock = cfs_store_lock(o->store, false);
 
 	c.p.images_lock = c.p.layers_lock = -1;
+	if (store_lock < 0)
+		return -1;
 	if (psrc_load(&c.src, o->store, a->image) < 0 ||
 	    normalize_names(&c) < 0 || pstore_open(&c.p, o, true) < 0 ||
 	    pstore_lock(&c.p, true, false) < 0)
@@ -384,6 +389,7 @@ int cfs_podman_add(const struct cfs_podman_opts *o,
 		memcpy(id_out, c.src.id, CFS_PODMAN_ID_LEN + 1);
 out:
 	pstore_close(&c.p);
+	cfs_store_unlock(store_lock);
 	psrc_free(&c.src);
 	pmeta_free(&c.meta);
 	for (size_t i = 0; i < c.n_names; i++)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store-verify.h"
 #include "util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
@@ -195,8 +196,21 @@ static bool object_exists(struct cfs_store *s, const uint8_t *digest)
 	struct stat st;
 
 	cfs_object_path(path, digest);
-	return fstatat(s->dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISREG(st.st_mode);
+	if (fstatat(s->dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	/* with fs-verity, an existing object is trusted once measured */
+	if (s->opts.no_verity || atomic_load(&s->verity_unsupported))
+		return true;
+	switch (cfs_store_check_existing(s->dirfd, path, digest)) {
+	case CFS_EXISTING_REPLACE:
+		return false;
+	case CFS_EXISTING_NO_VERITY:
+		atomic_store(&s->verity_unsupported, true);
+		return true;
+	default:
+		return true;
+	}
 }
 
 bool cfs_store_has(struct cfs_store *s, const uint8_t digest[CFS_DIGEST_SIZE])

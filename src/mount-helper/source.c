@@ -13,26 +13,9 @@
 
 #include "image.h"
 #include "mount-helper.h"
+#include "store-layout.h"
 #include "util.h"
 #include "verity.h"
-
-/* A ref name: relative, no empty, "." or ".." component. */
-static bool ref_name_ok(const char *name)
-{
-	const char *p = name;
-
-	if (!*name || *name == '/')
-		return false;
-	while (*p) {
-		size_t len = strcspn(p, "/");
-
-		if (len == 0 || (len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		p += len + (p[len] == '/');
-	}
-	return name[strlen(name) - 1] != '/';
-}
 
 static int resolve_store(struct mh_request *r)
 {
@@ -57,23 +40,24 @@ static int resolve_store(struct mh_request *r)
 static int resolve_ref(struct mh_request *r)
 {
 	const char *name = r->source_arg, *store = r->opts->store;
-	char *ref;
-	struct stat st;
-	int rc = 0;
+	enum cfs_ref_status st = cfs_layout_resolve_ref(store, name, &r->image);
+	int e = errno;
 
-	if (!ref_name_ok(name))
+	if (st == CFS_REF_BAD_NAME)
 		return mh_fail(MNT_EX_USAGE, name, "not a valid image name");
-	ref = xasprintf("%s/refs/%s", store, name);
-	if (lstat(ref, &st) < 0)
-		rc = mh_fail(MNT_EX_FAIL, name,
-			     "no image of that name in %s/refs", store);
-	else if (!(r->image = realpath(ref, NULL)))
-		rc = mh_fail(MNT_EX_FAIL, name, "%s: broken ref: %s", ref,
-			     strerror(errno));
-	free(ref);
-	if (!rc)
-		r->refs_dir = xasprintf("%s/refs", store);
-	return rc;
+	if (st == CFS_REF_NONE)
+		return mh_fail(MNT_EX_FAIL, name,
+			       "no image of that name in %s/refs", store);
+	if (st != CFS_REF_OK) {
+		char *ref = cfs_layout_ref_path(store, name);
+		int rc = mh_fail(MNT_EX_FAIL, name, "%s: broken ref: %s", ref,
+				 strerror(e));
+
+		free(ref);
+		return rc;
+	}
+	r->refs_dir = cfs_layout_refs_dir(store);
+	return 0;
 }
 
 int mh_resolve_source(struct mh_request *r)

@@ -29,8 +29,10 @@ static void usage(FILE *f)
 	      "with podman\n"
 	      "  list                       registered images, mounts, "
 	      "digests\n"
-	      "  remove IMAGE               unregister (refused while a "
-	      "container uses it)\n"
+	      "  remove [--purge] IMAGE     unregister (refused while a "
+	      "container uses it);\n"
+	      "                             --purge: then cfs-store rm it "
+	      "from the store\n"
 	      "  sync                       remount registered images, "
 	      "repair what is safe\n"
 	      "  check                      report where records and mounts "
@@ -48,11 +50,13 @@ static void usage(FILE *f)
 	      "mounted at DIR\n"
 	      "      --install           setup: edit the file instead of "
 	      "printing\n"
+	      "      --purge             remove: also remove the image from "
+	      "the cfs store\n"
 	      "  -h, --help              show this help\n",
 	      f);
 }
 
-enum { OPT_STORAGE_CONF = 256, OPT_MOUNTPOINT, OPT_INSTALL };
+enum { OPT_STORAGE_CONF = 256, OPT_MOUNTPOINT, OPT_INSTALL, OPT_PURGE };
 
 static const struct option long_opts[] = {
 	{"store", required_argument, NULL, 's'},
@@ -60,6 +64,7 @@ static const struct option long_opts[] = {
 	{"name", required_argument, NULL, 'n'},
 	{"mountpoint", required_argument, NULL, OPT_MOUNTPOINT},
 	{"install", no_argument, NULL, OPT_INSTALL},
+	{"purge", no_argument, NULL, OPT_PURGE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -69,7 +74,7 @@ struct args {
 	const char **names;
 	size_t n_names;
 	const char *mountpoint;
-	bool install;
+	bool install, purge;
 	char **pos; /* command and its arguments */
 	int n_pos;
 };
@@ -98,6 +103,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_INSTALL:
 			a->install = true;
+			break;
+		case OPT_PURGE:
+			a->purge = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -147,6 +155,8 @@ static int cmd_add(struct args *a)
 
 static int cmd_remove(struct args *a)
 {
+	if (a->purge)
+		return cmd_remove_purge(&a->o, a->pos[1]);
 	if (cfs_podman_remove(&a->o, a->pos[1]) < 0) {
 		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1], cfs_strerror());
 		return 1;
@@ -163,6 +173,10 @@ static int dispatch(struct args *a)
 			TOOL ": %s: --name and --mountpoint are for "
 			     "add\n",
 			cmd);
+		return 2;
+	}
+	if (strcmp(cmd, "remove") && a->purge) {
+		fprintf(stderr, TOOL ": %s: --purge is for remove\n", cmd);
 		return 2;
 	}
 	if (strcmp(cmd, "setup") && a->install) {

@@ -14,5 +14,7 @@ int cmd_setup(const struct cfs_podman_opts *o, bool install, const char *file);
 int cmd_list(const struct cfs_podman_opts *o);
 /* check (repair false) or sync (repair true). */
 int cmd_check(const struct cfs_podman_opts *o, bool repair);
+/* remove --purge: unregister, then cfs-store rm the image. */
+int cmd_remove_purge(const struct cfs_podman_opts *o, const char *name);
 
 #endif

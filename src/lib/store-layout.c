@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/* The store's images/, refs/ and lock: see store-layout.h. */
+#include "store-layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "util.h"
+
+bool cfs_ref_name_ok(const char *name)
+{
+	size_t total = strlen(name);
+	const char *p = name;
+
+	if (!total || total > CFS_REF_NAME_MAX || name[0] == '/' ||
+	    name[total - 1] == '/')
+		return false;
+	/* Printable ASCII: a ref is a file name that tools list. */
+	for (const char *c = name; *c; c++)
+		if (*c < 0x21 || *c > 0x7e)
+			return false;
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (len == 0 || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += len + (p[len] == '/');
+	}
+	return true;
+}
+
+bool cfs_image_id_ok(const char *id)
+{
+	size_t n = strspn(id, "0123456789abcdef");
+
+	return n == CFS_IMAGE_ID_LEN && id[n] == '\0';
+}
+
+char *cfs_layout_ref_path(const char *store, const char *name)
+{
+	return xasprintf("%s/refs/%s", store, name);
+}
+
+char *cfs_layout_refs_dir(const char *store)
+{
+	return xasprintf("%s/refs", store);
+}
+
+char *cfs_layout_images_dir(const char *store)
+{
+	return xasprintf("%s/images", store);
+}
+
+char *cfs_layout_image_file(const char *store, const char *id,
+			    const char *suffix)
+{
+	return xasprintf("%s/images/%s%s", store, id, suffix);
+}
+
+bool cfs_layout_manifest_id(const char *path, char *id)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len != CFS_IMAGE_ID_LEN + 4 || strcmp(base + len - 4, ".cfs"))
+		return false;
+	memcpy(id, base, CFS_IMAGE_ID_LEN);
+	id[CFS_IMAGE_ID_LEN] = '\0';
+	return cfs_image_id_ok(id);
+}
+
+/*
+ * Re-converting an image gives the same bytes: leave an identical file
+ * alone rather than rewrite (and fsync) it.
+ */
+static int write_unless_same(const char *path, const uint8_t *data, size_t len,
+			     int flags)
+{
+	struct stat st;
+	uint8_t *old;
+	size_t old_len;
+	bool same;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (size_t)st.st_size == len &&
+	    cfs_read_file(path, &old, &old_len) == 0) {
+		same = old_len == len && memcmp(old, data, len) == 0;
+		free(old);
+		if (same)
+			return 0;
+	}
+	return cfs_write_file_atomic(path, data, len, 0644, flags);
+}
+
+static int write_image_file(const char *store, const char *id,
+			    const char *suffix, const uint8_t *data, size_t len,
+			    int flags)
+{
+	char *path = cfs_layout_image_file(store, id, suffix);
+	int r = write_unless_same(path, data, len, flags);
+
+	free(path);
+	return r;
+}
+
+int cfs_layout_write_image(const char *store,
+			   const struct cfs_layout_image *img)
+{
+	char *images = cfs_layout_images_dir(store);
+	int r = cfs_mkdir_p(images, 0755);
+
+	free(images);
+	if (r == 0)
+		r = write_image_file(store, img->id, ".json", img->config,
+				     img->config_len, img->side_flags);
+	if (r == 0)
+		r = write_image_file(store, img->id, ".manifest.json",
+				     img->oci_manifest, img->oci_manifest_len,
+				     img->side_flags);
+	/* The manifest last: a manifest always has its side files. */
+	if (r == 0)
+		r = write_image_file(store, img->id, ".cfs", img->manifest,
+				     img->manifest_len, img->manifest_flags);
+	return r;
+}
+
+int cfs_layout_write_ref(const char *store, const char *name, const char *id)
+{
+	char *path, *tmp, *parent;
+	struct cfs_buf target = {0};
+	int r = -1;
+
+	if (!cfs_ref_name_ok(name)) {
+		char pbuf[CFS_SHOWN_MAX];
+
+		cfs_error("invalid image name for a ref: '%s'",
+			  cfs_printable(pbuf, sizeof(pbuf), name));
+		return -1;
+	}
+	path = cfs_layout_ref_path(store, name);
+	for (const char *p = name; *p; p++)
+		if (*p == '/')
+			cfs_buf_append(&target, "../", 3);
+	cfs_buf_append(&target, "../images/", 10);
+	cfs_buf_append(&target, id, strlen(id));
+	cfs_buf_append(&target, ".cfs", 5);
+	parent = xstrndup(path, (size_t)(strrchr(path, '/') - path));
+	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	if (cfs_mkdir_p(parent, 0755) < 0)
+		goto out;
+	unlink(tmp);
+	if (symlink((char *)target.data, tmp) < 0 || rename(tmp, path) < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	r = 0;
+out:
+	cfs_buf_free(&target);
+	free(parent);
+	free(tmp);
+	free(path);
+	return r;
+}
+
+int cfs_layout_remove_ref(const char *store, const char *name)
+{
+	char *path, *refs, *slash;
+
+	if (!cfs_ref_name_ok(name)) {
+		char pbuf[CFS_SHOWN_MAX];
+
+		cfs_error("invalid image name for a ref: '%s'",
+			  cfs_printable(pbuf, sizeof(pbuf), name));
+		return -1;
+	}
+	path = cfs_layout_ref_path(store, name);
+	if (unlink(path) < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	refs = cfs_layout_refs_dir(store);
+	while ((slash = strrchr(path, '/')) &&
+	       slash - path > (long)strlen(refs)) {
+		*slash = '\0';
+		if (rmdir(path) < 0)
+			break;
+	}
+	free(refs);
+	free(path);
+	return 0;
+}
+
+enum cfs_ref_status cfs_layout_resolve_ref(const char *store, const char *name,
+					   char **out)
+{
+	char *ref, *real;
+	struct stat st;
+	int e;
+
+	*out = NULL;
+	if (!cfs_ref_name_ok(name))
+		return CFS_REF_BAD_NAME;
+	ref = cfs_layout_ref_path(store, name);
+	if (lstat(ref, &st) < 0) {
+		free(ref);
+		return CFS_REF_NONE;
+	}
+	real = realpath(ref, NULL);
+	e = errno;
+	free(ref);
+	if (!real) {
+		errno = e;
+		return CFS_REF_BROKEN;
+	}
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(real);
+		errno = EISDIR;
+		return CFS_REF_BROKEN;
+	}
+	*out = real;
+	return CFS_REF_OK;
+}
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *cfs_layout_resolve(const char *store, const char *image)
+{
+	size_t len = strlen(image);
+	bool pathlike = strchr(image, '/') ||
+			(len > 4 && !strcmp(image + len - 4, ".cfs"));
+	char *path = NULL;
+
+	if (pathlike && is_regular(image))
+		return realpath(image, NULL);
+	if (cfs_layout_resolve_ref(store, image, &path) == 0)
+		return path;
+	cfs_error("%s: neither a name under %s/refs/ nor a manifest file",
+		  image, store);
+	return NULL;
+}
+
+int cfs_layout_move_aside_at(int dirfd, const char *rel)
+{
+	char *to = xasprintf("damaged/%s.%ld.%d", rel, (long)time(NULL),
+			     (int)getpid());
+	int r;
+
+	for (char *p = to + strlen("damaged/"); *p; p++)
+		if (*p == '/')
+			*p = '-';
+	if (mkdirat(dirfd, "damaged", 0700) < 0 && errno != EEXIST)
+		r = -1;
+	else
+		r = renameat(dirfd, rel, dirfd, to);
+	if (r < 0)
+		cfs_error("%s: moving aside: %s", rel, strerror(errno));
+	free(to);
+	return r;
+}
+
+int cfs_store_lock(const char *store, bool exclusive)
+{
+	char *path = xasprintf("%s/.lock", store);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 && errno == EACCES)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
+		/* EINTR: a signal while waiting means the user gave up. */
+		cfs_error("%s: lock: %s", path,
+			  errno == EINTR ? "interrupted" : strerror(errno));
+		close(fd);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return fd;
+}
+
+void cfs_store_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

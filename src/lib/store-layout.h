@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one owner of the store's layout beside the objects:
+ *   STORE/images/ID.cfs            manifest (ID = hex config digest)
+ *   STORE/images/ID.json           the image config
+ *   STORE/images/ID.manifest.json  the OCI manifest
+ *   STORE/refs/NAME                symlink to ../images/ID.cfs
+ *   STORE/layers/DIFFID            layer cache records
+ *   STORE/.tmp/                    objects being written
+ *   STORE/.lock                    the store lock
+ * Tools call these instead of composing paths.
+ *
+ * The store lock (flock on STORE/.lock): a conversion holds it shared
+ * from before it looks for existing objects until its manifest and ref
+ * are written, as does registering an image with podman; removing images
+ * and collecting garbage hold it exclusive. So gc waits for conversions in
+ * flight, and conversions started during a gc wait for its end.
+ */
+#ifndef CFS_STORE_LAYOUT_H
+#define CFS_STORE_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFS_REF_NAME_MAX 255 /* bytes of a whole ref name */
+#define CFS_IMAGE_ID_LEN 64  /* hex sha256 of the config */
+
+/* A ref name: relative, at most 255 bytes, no empty, "." or ".." part. */
+bool cfs_ref_name_ok(const char *name);
+/* 64 lowercase hex digits. */
+bool cfs_image_id_ok(const char *id);
+
+char *cfs_layout_ref_path(const char *store, const char *name);
+char *cfs_layout_refs_dir(const char *store);
+char *cfs_layout_images_dir(const char *store);
+/* STORE/images/ID + suffix (".cfs", ".json", ".manifest.json"). */
+char *cfs_layout_image_file(const char *store, const char *id,
+			    const char *suffix);
+
+/*
+ * The id of a manifest path ".../images/ID.cfs" (id: 65 bytes), or false
+ * for any other path.
+ */
+bool cfs_layout_manifest_id(const char *path, char *id);
+
+struct cfs_layout_image {
+	const char *id;
+	const uint8_t *config, *oci_manifest, *manifest;
+	size_t config_len, oci_manifest_len, manifest_len;
+	int side_flags, manifest_flags; /* CFS_ATOMIC_* */
+};
+
+/* Writes images/ID.{json,manifest.json,cfs}; identical files are kept. */
+int cfs_layout_write_image(const char *store,
+			   const struct cfs_layout_image *img);
+/* refs/NAME -> ../images/ID.cfs, replaced atomically. */
+int cfs_layout_write_ref(const char *store, const char *name, const char *id);
+/* Removes refs/NAME and the directories it leaves empty under refs/. */
+int cfs_layout_remove_ref(const char *store, const char *name);
+
+enum cfs_ref_status {
+	CFS_REF_OK = 0,
+	CFS_REF_BAD_NAME = -1, /* not a valid ref name */
+	CFS_REF_NONE = -2,     /* no such ref */
+	CFS_REF_BROKEN = -3,   /* leads nowhere or not to a file; errno set */
+};
+
+/* refs/NAME to the canonical path of its manifest; no message. */
+enum cfs_ref_status cfs_layout_resolve_ref(const char *store, const char *name,
+					   char **path);
+
+/*
+ * A name under refs/ or the path of a manifest file (containing '/' or
+ * ending in .cfs) to the manifest's canonical path; NULL after a message.
+ */
+char *cfs_layout_resolve(const char *store, const char *name_or_path);
+
+/*
+ * Moves STORE/rel (dirfd: the store) aside to STORE/damaged/, named after
+ * rel, the time and the pid: damaged content is kept, not deleted.
+ */
+int cfs_layout_move_aside_at(int dirfd, const char *rel);
+
+/* The store lock; returns an fd to pass to cfs_store_unlock, or -1. */
+int cfs_store_lock(const char *store, bool exclusive);
+void cfs_store_unlock(int fd);
+
+#endif

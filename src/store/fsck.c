@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cfs-store fsck [--repair]: objects named by their content's fs-verity
+ * digest, manifests that validate and whose objects are all present, refs
+ * that lead to manifests, layer cache records that are intact and name
+ * present objects, podman records naming present manifests, no leftovers
+ * of dead converters. --repair moves damaged objects and manifests aside
+ * to STORE/damaged/ (evidence is kept) so that the next conversion writes
+ * them again, and removes broken refs, records and dead leftovers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layer.h"
+#include "store-tool.h"
+#include "util.h"
+
+struct finding {
+	const char *kind;
+	char *path, *detail;
+	uint8_t digest[CFS_DIGEST_SIZE]; /* of an object finding */
+	bool is_object;
+	struct json_object *images; /* ids of the images using it */
+	const char *action;	    /* what --repair did, or NULL */
+};
+
+struct fsck {
+	const struct cmd_opts *o;
+	struct inventory inv;
+	struct dset used;    /* objects the manifests reference */
+	struct dset present; /* objects on disk */
+	struct dset bad;     /* damaged or missing: value = finding index+1 */
+	struct finding *f;
+	size_t n_f;
+	struct hashed_object *objs;
+	size_t n_objs, cap_objs, measured;
+};
+
+static struct finding *add_finding(struct fsck *c, const char *kind,
+				   const char *path, char *detail)
+{
+	struct finding *f;
+
+	c->f = xrealloc(c->f, (c->n_f + 1) * sizeof(*c->f));
+	f = &c->f[c->n_f++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->path = xstrdup(path);
+	f->detail = detail;
+	f->images = json_object_new_array();
+	return f;
+}
+
+static void object_finding(struct fsck *c, const char *kind,
+			   const uint8_t *digest, char *detail)
+{
+	char path[CFS_OBJECT_PATH_LEN + 1];
+	struct finding *f;
+	bool added;
+
+	cfs_object_path(path, digest);
+	f = add_finding(c, kind, path, detail);
+	memcpy(f->digest, digest, CFS_DIGEST_SIZE);
+	f->is_object = true;
+	dset_add(&c->bad, digest, &added)->users = (uint32_t)c->n_f;
+}
+
+/* --- objects */
+
+static int collect_object(const struct store_object *ob, void *opaque)
+{
+	struct fsck *c = opaque;
+	bool added;
+
+	if (c->n_objs == c->cap_objs) {
+		c->cap_objs = c->cap_objs ? 2 * c->cap_objs : 4096;
+		c->objs = xrealloc(c->objs, c->cap_objs * sizeof(*c->objs));
+	}
+	memset(&c->objs[c->n_objs], 0, sizeof(*c->objs));
+	memcpy(c->objs[c->n_objs].digest, ob->digest, CFS_DIGEST_SIZE);
+	c->objs[c->n_objs++].size = ob->size;
+	dset_add(&c->present, ob->digest, &added);
+	return 0;
+}
+
+static void stray_file(const char *path, void *opaque)
+{
+	add_finding(opaque, "stray", path,
+		    xstrdup("not an object name, or not a regular file"));
+}
+
+static int check_objects(struct fsck *c)
+{
+	char hex[2 * CFS_DIGEST_SIZE + 1];
+
+	if (store_walk_objects(c->o->store, collect_object, stray_file, c,
+			       false) < 0)
+		return -1;
+	c->measured =
+		hash_objects(c->o->store, c->objs, c->n_objs, c->o->threads);
+	for (size_t i = 0; i < c->n_objs; i++) {
+		struct hashed_object *h = &c->objs[i];
+
+		if (h->error) {
+			object_finding(c, "unreadable", h->digest,
+				       xstrdup(strerror(h->error)));
+		} else if (memcmp(h->actual, h->digest, CFS_DIGEST_SIZE)) {
+			cfs_hex(hex, h->actual, CFS_DIGEST_SIZE);
+			object_finding(c, "damaged", h->digest,
+				       xasprintf("content's fs-verity digest "
+						 "is %s (%s)",
+						 hex,
+						 h->kernel
+							 ? "kernel measurement"
+							 : "computed"));
+		}
+	}
+	/* referenced but absent */
+	for (size_t i = 0; i < c->used.cap; i++) {
+		struct dset_entry *e = &c->used.slots[i];
+
+		if (e->last && !dset_find(&c->present, e->digest))
+			object_finding(c, "missing", e->digest,
+				       xstrdup("referenced but not in the "
+					       "store"));
+	}
+	return 0;
+}
+
+/* Which images use the objects of the findings. */
+struct users_ctx {
+	struct fsck *c;
+	const char *id;
+};
+
+static void note_user(const uint8_t *digest, uint64_t size, void *opaque)
+{
+	struct users_ctx *u = opaque;
+	struct dset_entry *e = dset_find(&u->c->bad, digest);
+	struct finding *f;
+	size_t n;
+
+	if (!e)
+		return;
+	f = &u->c->f[e->users - 1];
+	n = json_object_array_length(f->images);
+	if (n && !strcmp(json_object_get_string(
+				 json_object_array_get_idx(f->images, n - 1)),
+			 u->id))
+		return;
+	json_object_array_add(f->images, json_object_new_string(u->id));
+}
+
+static void find_users(struct fsck *c)
+{
+	if (!c->bad.n)
+		return;
+	for (size_t i = 0; i < c->inv.n_images; i++) {
+		struct users_ctx u = {c, c->inv.images[i].id};
+		char *path = cfs_layout_image_file(c->o->store, u.id, ".cfs");
+
+		if (!c->inv.images[i].bad)
+			manifest_objects(path, note_user, &u);
+		free(path);
+	}
+}
+
+/* --- manifests, refs, records, podman, .tmp */
+
+static void check_images(struct fsck *c)
+{
+	for (size_t i = 0; i < c->inv.n_images; i++) {
+		const struct store_image *img = &c->inv.images[i];
+		char *rel = xasprintf("images/%s.cfs", img->id);
+		char *json =
+			cfs_layout_image_file(c->o->store, img->id, ".json");
+		char *oci = cfs_layout_image_file(c->o->store, img->id,
+						  ".manifest.json");
+
+		if (img->bad)
+			add_finding(c, "bad-manifest", rel,
+				    xstrdup("does not validate"));
+		else if (access(json, F_OK) || access(oci, F_OK))
+			add_finding(c, "side-files", rel,
+				    xstrdup("its config or OCI manifest is "
+					    "missing"));
+		free(oci);
+		free(json);
+		free(rel);
+	}
+	for (size_t i = 0; i < c->inv.n_dangling; i++) {
+		char *rel = xasprintf("refs/%s", c->inv.dangling[i].name);
+
+		add_finding(c, "dangling-ref", rel,
+			    xstrdup(c->inv.dangling[i].why));
+		free(rel);
+	}
+}
+
+static void visit_record(const char *name, const struct cfs_layer *l,
+			 void *opaque)
+{
+	struct fsck *c = opaque;
+
+	if (!l) {
+		add_finding(c, "bad-record", name,
+			    xstrdup("corrupt layer cache record"));
+		return;
+	}
+	for (size_t i = 0; i < l->n_entries; i++) {
+		const struct cfs_layer_entry *e = &l->entries[i];
+
+		if (e->has_digest && (!dset_find(&c->present, e->digest) ||
+				      dset_find(&c->bad, e->digest))) {
+			char path[CFS_OBJECT_PATH_LEN + 1];
+
+			cfs_object_path(path, e->digest);
+			add_finding(c, "bad-record", name,
+				    xasprintf("names object %s, missing or "
+					      "damaged",
+					      path));
+			return;
+		}
+	}
+}
+
+static void check_podman(struct fsck *c)
+{
+	for (size_t i = 0; i < c->inv.n_podman; i++) {
+		const char *m = c->inv.podman_manifests[i];
+		char id[CFS_IMAGE_ID_LEN + 1];
+
+		if (access(m, F_OK) < 0)
+			add_finding(c, "podman", m,
+				    xasprintf("image %s is registered with "
+					      "podman but its manifest is gone "
+					      "(cfs-podman check)",
+					      c->inv.podman_ids[i]));
+		else if (cfs_layout_manifest_id(m, id) &&
+			 strcmp(id, c->inv.podman_ids[i]))
+			add_finding(c, "podman", m,
+				    xasprintf("registered as image %s",
+					      c->inv.podman_ids[i]));
+	}
+}
+
+static void visit_leftover(const char *rel, void *opaque)
+{
+	add_finding(opaque, "leftover", rel,
+		    xstrdup("left by a process that is gone"));
+}
+
+/* --- repair */
+
+static const char *move_aside(struct fsck *c, const char *rel)
+{
+	int fd = open(c->o->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = fd < 0 ? -1 : cfs_layout_move_aside_at(fd, rel);
+
+	if (fd >= 0)
+		close(fd);
+	return r == 0 ? "moved to damaged/" : NULL;
+}
+
+static const char *remove_file(struct fsck *c, const char *rel)
+{
+	char *path = xasprintf("%s/%s", c->o->store, rel);
+	int r = unlink(path);
+
+	free(path);
+	return r == 0 ? "removed" : NULL;
+}
+
+static void repair(struct fsck *c)
+{
+	for (size_t i = 0; i < c->n_f; i++) {
+		struct finding *f = &c->f[i];
+		const char *k = f->kind;
+
+		if (!strcmp(k, "damaged") || !strcmp(k, "unreadable") ||
+		    !strcmp(k, "stray") || !strcmp(k, "bad-manifest"))
+			f->action = move_aside(c, f->path);
+		else if (!strcmp(k, "dangling-ref") ||
+			 !strcmp(k, "bad-record") || !strcmp(k, "leftover"))
+			f->action = remove_file(c, f->path);
+	}
+}
+
+/* --- output */
+
+static void print_text(const struct fsck *c)
+{
+	for (size_t i = 0; i < c->n_f; i++) {
+		const struct finding *f = &c->f[i];
+		size_t n = json_object_array_length(f->images);
+
+		printf("%s: %s: %s", f->kind, f->path, f->detail);
+		for (size_t k = 0; k < n; k++)
+			printf("%s%s", k ? ", " : "; used by ",
+			       json_object_get_string(json_object_array_get_idx(
+				       f->images, k)));
+		if (f->action)
+			printf(" [repair: %s]", f->action);
+		putchar('\n');
+	}
+	printf("%zu objects checked (%zu by kernel measurement), %zu "
+	       "images, %zu problems\n",
+	       c->n_objs, c->measured, c->inv.n_images, c->n_f);
+}
+
+static void print_json_report(const struct fsck *c)
+{
+	struct json_object *j = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < c->n_f; i++) {
+		const struct finding *f = &c->f[i];
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "kind",
+				       json_object_new_string(f->kind));
+		json_object_object_add(e, "path",
+				       json_object_new_string(f->path));
+		json_object_object_add(e, "detail",
+				       json_object_new_string(f->detail));
+		json_object_object_add(e, "images", json_object_get(f->images));
+		json_object_object_add(
+			e, "repair",
+			f->action ? json_object_new_string(f->action) : NULL);
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(j, "objects",
+			       json_object_new_int64((int64_t)c->n_objs));
+	json_object_object_add(j, "kernel_measured",
+			       json_object_new_int64((int64_t)c->measured));
+	json_object_object_add(j, "images",
+			       json_object_new_int64((int64_t)c->inv.n_images));
+	json_object_object_add(j, "problems", arr);
+	print_json(j);
+	json_object_put(j);
+}
+
+static void free_fsck(struct fsck *c)
+{
+	for (size_t i = 0; i < c->n_f; i++) {
+		free(c->f[i].path);
+		free(c->f[i].detail);
+		json_object_put(c->f[i].images);
+	}
+	free(c->f);
+	free(c->objs);
+	dset_free(&c->used);
+	dset_free(&c->present);
+	dset_free(&c->bad);
+	inventory_free(&c->inv);
+}
+
+int cmd_fsck(const struct cmd_opts *o)
+{
+	struct fsck c = {.o = o};
+	/* shared: conversions go on; exclusive to move things aside */
+	int lock = cfs_store_lock(o->store, o->repair), r = -1;
+
+	if (lock >= 0 && inventory_load(&c.inv, o->store) == 0 &&
+	    mark_images(&c.inv, &c.used, false) == 0 &&
+	    check_objects(&c) == 0) {
+		check_images(&c);
+		store_walk_records(o->store, visit_record, &c);
+		check_podman(&c);
+		store_dead_leftovers(o->store, visit_leftover, &c);
+		find_users(&c);
+		if (o->repair)
+			repair(&c);
+		r = 0;
+	}
+	cfs_store_unlock(lock);
+	if (r < 0)
+		fprintf(stderr, TOOL ": fsck: %s\n", cfs_strerror());
+	else if (o->json)
+		print_json_report(&c);
+	else
+		print_text(&c);
+	r = r < 0 ? 2 : c.n_f ? 1 : 0;
+	free_fsck(&c);
+	return r;
+}

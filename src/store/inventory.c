@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the store holds and who uses it: the manifests in images/, the
+ * refs naming them, the images registered with podman through cfs-podman
+ * and the manifests mounted now (/proc/self/mountinfo).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "podman-internal.h"
+#include "podman-store.h"
+#include "store-tool.h"
+#include "util.h"
+
+static struct store_image *add_image(struct inventory *inv, const char *id)
+{
+	struct store_image *img;
+
+	inv->images = xrealloc(inv->images,
+			       (inv->n_images + 1) * sizeof(*inv->images));
+	img = &inv->images[inv->n_images++];
+	memset(img, 0, sizeof(*img));
+	memcpy(img->id, id, CFS_IMAGE_ID_LEN + 1);
+	return img;
+}
+
+struct store_image *inventory_find(struct inventory *inv, const char *id)
+{
+	for (size_t i = 0; i < inv->n_images; i++)
+		if (!strcmp(inv->images[i].id, id))
+			return &inv->images[i];
+	return NULL;
+}
+
+static char *config_created(const char *store, const char *id)
+{
+	char *path = cfs_layout_image_file(store, id, ".json");
+	struct json_object *cfg = json_object_from_file(path);
+	struct json_object *c;
+	char *s = NULL;
+
+	if (cfg && json_object_object_get_ex(cfg, "created", &c) &&
+	    json_object_is_type(c, json_type_string))
+		s = xstrdup(json_object_get_string(c));
+	json_object_put(cfg);
+	free(path);
+	return s;
+}
+
+static int load_images(struct inventory *inv)
+{
+	char *dir = cfs_layout_images_dir(inv->store);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char id[CFS_IMAGE_ID_LEN + 1];
+
+	if (!d && errno != ENOENT) {
+		cfs_error("%s: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	while (d && (e = readdir(d)))
+		if (cfs_layout_manifest_id(e->d_name, id)) {
+			struct store_image *img = add_image(inv, id);
+
+			img->created = config_created(inv->store, id);
+		}
+	if (d)
+		closedir(d);
+	return 0;
+}
+
+static struct inventory *walk_inv; /* nftw has no opaque pointer */
+static size_t walk_prefix;
+
+static void add_dangling(struct inventory *inv, const char *name,
+			 const char *why)
+{
+	inv->dangling = xrealloc(inv->dangling, (inv->n_dangling + 1) *
+							sizeof(*inv->dangling));
+	inv->dangling[inv->n_dangling].name = xstrdup(name);
+	inv->dangling[inv->n_dangling].why = xstrdup(why);
+	inv->n_dangling++;
+}
+
+static int visit_ref(const char *path, const struct stat *st, int type,
+		     struct FTW *ftw)
+{
+	struct inventory *inv = walk_inv;
+	const char *name = path + walk_prefix;
+	char id[CFS_IMAGE_ID_LEN + 1];
+	struct store_image *img = NULL;
+	char *target;
+	enum cfs_ref_status rs;
+
+	if (type == FTW_D || type == FTW_DP)
+		return 0;
+	/* a ref being replaced by a converter: NAME.tmp.PID */
+	if (strstr(name, ".tmp."))
+		return 0;
+	rs = cfs_layout_resolve_ref(inv->store, name, &target);
+	if (rs != CFS_REF_OK) {
+		add_dangling(inv, name,
+			     rs == CFS_REF_BROKEN ? strerror(errno)
+						  : "not a valid ref name");
+		return 0;
+	}
+	if (cfs_layout_manifest_id(target, id))
+		img = inventory_find(inv, id);
+	if (img) {
+		img->refs = xrealloc(img->refs,
+				     (img->n_refs + 1) * sizeof(*img->refs));
+		img->refs[img->n_refs++] = xstrdup(name);
+	} else {
+		add_dangling(inv, name, "not a manifest of this store");
+	}
+	free(target);
+	return 0;
+}
+
+static int load_refs(struct inventory *inv)
+{
+	char *refs = cfs_layout_refs_dir(inv->store);
+
+	walk_inv = inv;
+	walk_prefix = strlen(refs) + 1;
+	if (nftw(refs, visit_ref, 16, FTW_PHYS) < 0 && errno != ENOENT) {
+		cfs_error("%s: %s", refs, strerror(errno));
+		free(refs);
+		return -1;
+	}
+	free(refs);
+	return 0;
+}
+
+static void add_str(char ***arr, size_t n, const char *s)
+{
+	*arr = xrealloc(*arr, (n + 1) * sizeof(**arr));
+	(*arr)[n] = xstrdup(s);
+}
+
+/* Images registered through cfs-podman in the default AIS, STORE/podman. */
+static int load_podman(struct inventory *inv)
+{
+	struct cfs_podman_opts po = {.store = inv->store};
+	struct pstore p;
+	size_t n;
+
+	if (pstore_open(&p, &po, false) < 0)
+		goto fail;
+	if (access(p.root, F_OK) < 0) {
+		pstore_close(&p);
+		return 0;
+	}
+	if (pstore_lock(&p, false, false) < 0)
+		goto fail;
+	n = p.images ? json_object_array_length(p.images) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(p.images, i);
+		const char *id = pjson_str(e, "id");
+		struct pmeta m;
+
+		if (!id || pmeta_parse(e, &m) < 0)
+			continue;
+		add_str(&inv->podman_ids, inv->n_podman, id);
+		add_str(&inv->podman_manifests, inv->n_podman, m.manifest);
+		inv->n_podman++;
+		pmeta_free(&m);
+	}
+	pstore_close(&p);
+	return 0;
+fail:
+	cfs_error_prefix("podman records");
+	pstore_close(&p);
+	return -1;
+}
+
+/* The manifest a composefs mount source names: a path or a ref name. */
+static char *mount_manifest(const struct inventory *inv, const char *src)
+{
+	char *path = NULL;
+
+	if (src[0] == '/')
+		return realpath(src, NULL);
+	if (cfs_layout_resolve_ref(inv->store, src, &path) == CFS_REF_OK)
+		return path;
+	return NULL;
+}
+
+/*
+ * A mount's digest= names its manifest even when the ref it was mounted by
+ * is gone or the manifest was opened by a path that no longer leads to it.
+ */
+static void add_mount_digest(struct inventory *inv, const char *opts)
+{
+	char *value = NULL;
+	size_t len = 0;
+
+	if (opts && mnt_optstr_get_option(opts, "digest", &value, &len) == 0 &&
+	    len == 2 * CFS_DIGEST_SIZE) {
+		char *hex = xstrndup(value, len);
+
+		add_str(&inv->mounted_digests, inv->n_mounted_digests++, hex);
+		free(hex);
+	}
+}
+
+static int load_mounts(struct inventory *inv)
+{
+	struct libmnt_table *tb =
+		mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+
+	if (!tb || !it) {
+		mnt_free_iter(it);
+		mnt_unref_table(tb);
+		cfs_error("/proc/self/mountinfo: cannot read");
+		return -1;
+	}
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *type = mnt_fs_get_fstype(fs);
+		const char *src = mnt_fs_get_source(fs);
+		char *m;
+
+		if (!type || strcmp(type, "composefs") || !src)
+			continue;
+		m = mount_manifest(inv, src);
+		if (m) {
+			add_str(&inv->mounted, inv->n_mounted++, m);
+			free(m);
+		}
+		add_mount_digest(inv, mnt_fs_get_fs_options(fs));
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return 0;
+}
+
+static bool has_str(char **arr, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(arr[i], s))
+			return true;
+	return false;
+}
+
+static bool mounted_by_digest(const struct inventory *inv, const char *path)
+{
+	uint8_t d[CFS_DIGEST_SIZE];
+	char hex[2 * CFS_DIGEST_SIZE + 1];
+	int fd, r;
+
+	if (!inv->n_mounted_digests)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	r = fd < 0 ? -1 : cfs_verity_measure(fd, d);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		return false;
+	cfs_hex(hex, d, CFS_DIGEST_SIZE);
+	return has_str(inv->mounted_digests, inv->n_mounted_digests, hex);
+}
+
+static void mark_users(struct inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_images; i++) {
+		struct store_image *img = &inv->images[i];
+		char *path = cfs_layout_image_file(inv->store, img->id, ".cfs");
+		char *real = realpath(path, NULL);
+
+		img->podman = has_str(inv->podman_ids, inv->n_podman, img->id);
+		img->mounted = mounted_by_digest(inv, path);
+		if (real) {
+			img->podman |= has_str(inv->podman_manifests,
+					       inv->n_podman, real);
+			img->mounted |=
+				has_str(inv->mounted, inv->n_mounted, real);
+		}
+		free(real);
+		free(path);
+	}
+}
+
+int inventory_load(struct inventory *inv, const char *store)
+{
+	memset(inv, 0, sizeof(*inv));
+	inv->store = store;
+	if (load_images(inv) < 0 || load_refs(inv) < 0 ||
+	    load_podman(inv) < 0 || load_mounts(inv) < 0)
+		return -1;
+	mark_users(inv);
+	return 0;
+}
+
+bool image_is_root(const struct store_image *img)
+{
+	return img->n_refs || img->podman || img->mounted;
+}
+
+static void free_strs(char **arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(arr[i]);
+	free(arr);
+}
+
+void inventory_free(struct inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_images; i++) {
+		free_strs(inv->images[i].refs, inv->images[i].n_refs);
+		free(inv->images[i].created);
+	}
+	free(inv->images);
+	for (size_t i = 0; i < inv->n_dangling; i++) {
+		free(inv->dangling[i].name);
+		free(inv->dangling[i].why);
+	}
+	free(inv->dangling);
+	free_strs(inv->podman_ids, inv->n_podman);
+	free_strs(inv->podman_manifests, inv->n_podman);
+	free_strs(inv->mounted, inv->n_mounted);
+	free_strs(inv->mounted_digests, inv->n_mounted_digests);
+	memset(inv, 0, sizeof(*inv));
+}

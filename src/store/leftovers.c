@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Leftovers of dead processes: objects being written (.tmp/obj.PID.*),
+ * files being replaced atomically (images/ and layers/: NAME.tmp.PID.*),
+ * and an image's config or OCI manifest without its manifest (a converter
+ * writes them first, so they outlive one killed in between).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store-tool.h"
+#include "util.h"
+
+static bool pid_dead(int pid)
+{
+	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* "obj.PID.XXXXXX" in .tmp/, or "NAME.tmp.PID.XXXXXX" elsewhere. */
+static bool dead_temp(const char *name, bool in_tmp)
+{
+	const char *t = in_tmp ? name : strstr(name, ".tmp.");
+	int pid;
+
+	if (!t)
+		return false;
+	return sscanf(t, in_tmp ? "obj.%d." : ".tmp.%d.", &pid) == 1 &&
+	       pid_dead(pid);
+}
+
+/* images/ID.json or ID.manifest.json whose ID.cfs is gone. */
+static bool orphan_side_file(const char *store, const char *name)
+{
+	size_t len = strlen(name);
+	char id[CFS_IMAGE_ID_LEN + 1];
+	char *cfs;
+	bool orphan;
+
+	if (len <= CFS_IMAGE_ID_LEN ||
+	    (strcmp(name + CFS_IMAGE_ID_LEN, ".json") &&
+	     strcmp(name + CFS_IMAGE_ID_LEN, ".manifest.json")))
+		return false;
+	memcpy(id, name, CFS_IMAGE_ID_LEN);
+	id[CFS_IMAGE_ID_LEN] = '\0';
+	if (!cfs_image_id_ok(id))
+		return false;
+	cfs = cfs_layout_image_file(store, id, ".cfs");
+	orphan = access(cfs, F_OK) < 0 && errno == ENOENT;
+	free(cfs);
+	return orphan;
+}
+
+static void scan(const char *store, const char *sub, leftover_fn fn,
+		 void *opaque)
+{
+	char *dir = xasprintf("%s/%s", store, sub);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool in_tmp = !strcmp(sub, ".tmp");
+	bool images = !strcmp(sub, "images");
+
+	while (d && (e = readdir(d))) {
+		if (dead_temp(e->d_name, in_tmp) ||
+		    (images && orphan_side_file(store, e->d_name))) {
+			char *path = xasprintf("%s/%s", sub, e->d_name);
+
+			fn(path, opaque);
+			free(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+void store_dead_leftovers(const char *store, leftover_fn fn, void *opaque)
+{
+	scan(store, ".tmp", fn, opaque);
+	scan(store, "images", fn, opaque);
+	scan(store, "layers", fn, opaque);
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* cfs-store: what the subcommands share. */
+#ifndef CFS_STORE_TOOL_H
+#define CFS_STORE_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store-layout.h"
+#include "verity.h"
+
+#define TOOL "cfs-store"
+
+/* --- a set of object digests (digest-set.c) */
+struct dset_entry {
+	uint8_t digest[CFS_DIGEST_SIZE];
+	uint64_t size;	/* content size, from the manifest */
+	uint32_t users; /* images referencing it */
+	uint32_t last;	/* the last image counted + 1; 0: free slot */
+};
+
+struct dset {
+	struct dset_entry *slots;
+	size_t n, cap;
+};
+
+/* Finds or inserts; *added tells which. */
+struct dset_entry *dset_add(struct dset *s, const uint8_t *digest, bool *added);
+struct dset_entry *dset_find(const struct dset *s, const uint8_t *digest);
+void dset_free(struct dset *s);
+
+/* --- images, refs, podman, mounts (inventory.c) */
+struct store_image {
+	char id[CFS_IMAGE_ID_LEN + 1];
+	char **refs;
+	size_t n_refs;
+	bool podman, mounted, bad; /* bad: the manifest does not validate */
+	char *created;
+	uint64_t objects, bytes, exclusive_bytes;
+};
+
+struct store_dangling_ref {
+	char *name, *why;
+};
+
+struct inventory {
+	const char *store;
+	struct store_image *images;
+	size_t n_images;
+	struct store_dangling_ref *dangling;
+	size_t n_dangling;
+	char **podman_ids; /* registered with podman, ids */
+	char **podman_manifests;
+	size_t n_podman;
+	char **mounted; /* canonical manifest paths mounted now */
+	size_t n_mounted;
+	char **mounted_digests; /* digest= of composefs mounts, hex */
+	size_t n_mounted_digests;
+};
+
+int inventory_load(struct inventory *inv, const char *store);
+void inventory_free(struct inventory *inv);
+struct store_image *inventory_find(struct inventory *inv, const char *id);
+/* A root of gc: a ref, podman or a mount uses it. */
+bool image_is_root(const struct store_image *img);
+
+/* --- objects (objects.c) */
+/* Calls fn for every digest a manifest references; -1 if it is corrupt. */
+typedef void (*manifest_object_fn)(const uint8_t *digest, uint64_t size,
+				   void *opaque);
+int manifest_objects(const char *path, manifest_object_fn fn, void *opaque);
+
+/* An object file in the store: xx/yyyy... */
+struct store_object {
+	uint8_t digest[CFS_DIGEST_SIZE];
+	const char *path; /* relative to the store */
+	uint64_t size;	  /* with want_size only */
+};
+/*
+ * Calls fn for each object; stray files (bad names) go to stray_fn.
+ * Without want_size, objects the directory entry says are regular files
+ * are not stat'ed (a walk of a million objects saves a million calls).
+ */
+typedef int (*object_fn)(const struct store_object *o, void *opaque);
+typedef void (*stray_fn)(const char *path, void *opaque);
+int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
+		       void *opaque, bool want_size);
+/* Marks every object the images reference: users counted per image. */
+int mark_images(struct inventory *inv, struct dset *set, bool roots_only);
+
+/* --- object digests, in parallel (hash.c) */
+struct hashed_object {
+	uint8_t digest[CFS_DIGEST_SIZE]; /* its name */
+	uint8_t actual[CFS_DIGEST_SIZE]; /* its content's */
+	uint64_t size;
+	bool kernel; /* actual is the kernel's fs-verity measurement */
+	int error;   /* errno reading it, or 0 */
+};
+/* Fills actual for every object; returns how many the kernel measured. */
+size_t hash_objects(const char *store, struct hashed_object *objs, size_t n,
+		    int threads);
+
+/* --- .tmp and leftover files of dead processes (leftovers.c) */
+/* Dead: "obj.PID.*" in .tmp/ whose PID no longer runs. */
+typedef void (*leftover_fn)(const char *path, void *opaque);
+void store_dead_leftovers(const char *store, leftover_fn fn, void *opaque);
+
+/* --- layer cache records (records.c) */
+struct cfs_layer;
+/* layer: NULL for a corrupt record; name: relative to the store. */
+typedef void (*record_fn)(const char *name, const struct cfs_layer *layer,
+			  void *opaque);
+void store_walk_records(const char *store, record_fn fn, void *opaque);
+/* True if every object the record names is in set (NULL: on disk). */
+bool record_objects_in(const char *store, const struct cfs_layer *l,
+		       const struct dset *set);
+
+/* --- output (output.c) */
+struct json_object;
+void print_json(struct json_object *j);
+/* "1.5 MiB" */
+const char *human_bytes(char buf[32], uint64_t n);
+
+/* --- subcommands */
+struct cmd_opts {
+	const char *store;
+	bool json, dry_run, repair;
+	int threads;
+};
+int cmd_ls(const struct cmd_opts *o);
+int cmd_df(const struct cmd_opts *o);
+int cmd_rm(const struct cmd_opts *o, char **names, int n);
+int cmd_gc(const struct cmd_opts *o);
+int cmd_fsck(const struct cmd_opts *o);
+
+#endif
