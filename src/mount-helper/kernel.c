@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Whether the kernel has composefs, and what a failed mount(2) means. */
+/*
+ * What a failed mount(2) means.  There is no check of /proc/filesystems
+ * before mounting: mount(2) itself loads the module through its
+ * filesystem alias (fs-composefs), and answers ENODEV only when there is
+ * no module to load.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,30 +18,6 @@ static int not_loaded(const char *subject)
 		       "loaded): load it with 'modprobe composefs' (or "
 		       "'insmod composefs.ko' from a cfs build: "
 		       "build/kernel/composefs.ko)");
-}
-
-/* A line of /proc/filesystems: "nodev\tNAME" or "\tNAME". */
-static bool line_names(const char *line, const char *fs)
-{
-	const char *tab = strchr(line, '\t');
-	size_t len = strlen(fs);
-
-	return tab && strncmp(tab + 1, fs, len) == 0 &&
-	       (tab[1 + len] == '\n' || tab[1 + len] == '\0');
-}
-
-int mh_check_kernel_support(const char *subject)
-{
-	FILE *f = fopen("/proc/filesystems", "re");
-	char line[256];
-	bool found = false;
-
-	if (!f) /* no /proc: mount(2) answers ENODEV if it is missing */
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = line_names(line, "composefs");
-	fclose(f);
-	return found ? 0 : not_loaded(subject);
 }
 
 int mh_mount_error(struct libmnt_context *cxt, int rc, const char *subject,

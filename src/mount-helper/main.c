@@ -224,8 +224,6 @@ static int mount_main(int argc, char **argv)
 		r.target = xstrdup(a.target);
 	if (!rc)
 		rc = validate(&r);
-	if (!rc && !a.flags.fake)
-		rc = mh_check_kernel_support(a.source);
 	if (!rc)
 		rc = mh_do_mount(&r);
 	free_request(&r);

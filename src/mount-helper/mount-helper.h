@@ -71,7 +71,6 @@ int mh_check_target(struct mh_request *r);
 int mh_check_overlay_dirs(struct mh_request *r);
 
 /* kernel.c */
-int mh_check_kernel_support(const char *subject);
 int mh_mount_error(struct libmnt_context *cxt, int rc, const char *subject,
 		   const char *target);
 
