@@ -2,13 +2,23 @@
 #   make                 build every tool into build/bin/
 #   make SAN=1           the same with ASan+UBSan, into build/san/bin/
 #   make check           build, then run every test tier (see tests/run)
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (tools, man pages, unit)
+#   make install-dkms    the module's sources + dkms.conf in /usr/src (DESTDIR=)
+#   make deb             Debian packages cfs and composefs-dkms in build/deb/
 #   make bench           benchmarks (prints ratios against peers)
+
+# debian/changelog's first line holds the version, for the packages and here.
+VERSION := $(shell awk -F'[()]' 'NR == 1 { sub(/-[^-]*$$/, "", $$2); print $$2 }' debian/changelog)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= /sbin
 MANDIR ?= $(PREFIX)/share/man
+# Like Debian 12's systemd.pc: /lib/systemd/system for PREFIX=/usr;
+# systemd also reads /usr/local/lib/systemd/system.
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
+DKMSDIR ?= /usr/src/composefs-$(VERSION)
+DEBDIR ?= build/deb
 
 CC ?= cc
 PKGS := libarchive json-c libcrypto libfsverity mount libcap zlib
@@ -31,7 +41,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Ikernel/include/uapi -Isrc/lib $(PKG_CFLAGS)
-ALL_CFLAGS := $(CPPFLAGS_ALL) $(WARN) $(SANFLAGS) -pthread $(CFLAGS)
+ALL_CFLAGS := $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(SANFLAGS) -pthread $(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) -pthread $(LDFLAGS)
 LIBS := $(PKG_LIBS)
 
@@ -50,6 +60,8 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 all: $(TOOL_BINS) $(UNIT_BINS)
+
+tools: $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -86,11 +98,13 @@ check: all
 bench: all
 	bench/run
 
-# mount(8) looks for helpers in /sbin, so mount.composefs goes to SBINDIR.
+# mount(8) looks for helpers in /sbin (util-linux 2.38's search path
+# /sbin:/sbin/fs.d:/sbin/fs), so mount.composefs goes to SBINDIR.
+# The systemd unit gets the installed path of cfs-podman.
 install: $(TOOL_BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR)
 	install -m 0755 $(filter-out %/mount.composefs,$(TOOL_BINS)) \
 		$(DESTDIR)$(BINDIR)/
 	install -m 0755 $(filter %/mount.composefs,$(TOOL_BINS)) \
@@ -100,6 +114,28 @@ install: $(TOOL_BINS)
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	for f in man/*.8; do [ -e "$$f" ] || continue; \
 		install -m 0644 "$$f" $(DESTDIR)$(MANDIR)/man8/; done
+	ln -sf mount.composefs.8 $(DESTDIR)$(MANDIR)/man8/umount.composefs.8
+	sed 's|@BINDIR@|$(BINDIR)|g' contrib/systemd/cfs-podman-sync.service.in \
+		>$(DESTDIR)$(UNITDIR)/cfs-podman-sync.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cfs-podman-sync.service
+
+# The module's sources as DKMS builds them: kernel/fs/composefs/ with the
+# format header at include/linux/composefs.h (dkms.conf adds -I include).
+DKMS_SRCS := $(wildcard $(addprefix kernel/fs/composefs/,*.c *.h Makefile Kbuild Kconfig))
+
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)/include/linux
+	install -m 0644 $(DKMS_SRCS) $(DESTDIR)$(DKMSDIR)/
+	sed 's|@VERSION@|$(VERSION)|g' contrib/dkms/dkms.conf.in \
+		>$(DESTDIR)$(DKMSDIR)/dkms.conf
+	chmod 0644 $(DESTDIR)$(DKMSDIR)/dkms.conf
+	install -m 0644 kernel/include/uapi/linux/composefs.h \
+		$(DESTDIR)$(DKMSDIR)/include/linux/
+
+# Builds the packages from a copy of this tree, so nothing is written
+# outside DEBDIR (dpkg-buildpackage writes into the parent directory).
+deb:
+	scripts/build-deb $(DEBDIR)
 
 format:
 	clang-format -i $$(git ls-files 'src/*.[ch]' 'tests/*.[ch]')
@@ -110,7 +146,7 @@ clean:
 # Keep object files of the test programs (make would delete them).
 .SECONDARY:
 
-.PHONY: all check bench install format clean print-pkgs
+.PHONY: all tools check bench install install-dkms deb format clean print-pkgs
 
 # Kernel module, test kernel and the QEMU tier live in kernel/kernel.mk.
 -include kernel/kernel.mk
