@@ -211,6 +211,7 @@ tests=${*:-all}
 tests=${tests//,/ }
 [ "$tests" = all ] && tests="basic verity overlay tmpfs hostile cycles$sections"
 for t in $tests; do
-	echo "# --- $t"
+	echo "# --- $t (at $SECONDS s)"
 	$t
 done
+echo "# --- end (at $SECONDS s)"

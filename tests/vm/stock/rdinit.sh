@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the stock-kernel VM's initramfs (initramfs.sh): loads the
 # modules that Debian's kernel needs to reach its root, then makes that
 # root: an overlay whose lower layers are the unpacked kernel packages
@@ -26,8 +27,9 @@ opts=trans=virtio,version=9p2000.L,ro
 # superblock.
 mount -t 9p -o $opts root /host || fail "mount the host's root (9p)"
 mount -t 9p -o $opts pkg /pkg || fail "mount the unpacked packages (9p)"
-mount -t tmpfs -o mode=0755 rw /rw && mkdir /rw/upper /rw/work ||
+if ! mount -t tmpfs -o mode=0755 rw /rw || ! mkdir /rw/upper /rw/work; then
 	fail "tmpfs for the root's upper layer"
+fi
 mount -t overlay -o "lowerdir=/pkg:/host,upperdir=/rw/upper,workdir=/rw/work" \
 	root /newroot || fail "overlay root"
 umount /proc /sys

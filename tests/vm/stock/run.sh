@@ -3,7 +3,10 @@
 # (TCG) and run the stock-kernel suite: dpkg -i of the packages in DEBS,
 # then the suite's SECTIONS on the installed tools (init.sh).
 #
-#   tests/vm/stock/run.sh -d DEBS [-s SECTIONS] [-t TIMEOUT_S]
+#   tests/vm/stock/run.sh -d DEBS [-b DKMS_TARBALL] [-s SECTIONS] [-t TIMEOUT_S]
+#
+# DKMS_TARBALL: the module as dkms-build.sh built it on the host, installed
+# by the package's postinst; without it DKMS compiles it in the VM.
 #
 # TAP on stdout, as tests/vm/run.sh: the VM's lines, then whether the
 # suite ran to the end and whether the kernel log is clean.
@@ -12,12 +15,14 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 here=$repo/tests/vm/stock
 debs=
+tarball=
 limit=${CFS_VM_TIMEOUT:-3000}
 suite_args=${CFS_VM_SUITE:-all}
 
-while getopts d:t:s: opt; do
+while getopts d:b:t:s: opt; do
 	case $opt in
 	d) debs=$OPTARG ;;
+	b) tarball=$(readlink -f "$OPTARG") ;;
 	t) limit=$OPTARG ;;
 	s) suite_args=$OPTARG ;;
 	*) exit 2 ;;
@@ -48,6 +53,7 @@ mkfs.ext4 -q -F -b 4096 -O verity "$tmp/scratch.img" || exit 2
 cmdline="console=ttyS0 panic=-1 reboot=k oops=panic"
 cmdline+=" CFS_REPO=$repo CFS_INIT=$here/init.sh"
 cmdline+=" CFS_DEBS=$debs CFS_SUITE=$suite_args"
+[ -n "$tarball" ] && cmdline+=" CFS_DKMS_TARBALL=$tarball"
 cmdline+=" CFS_VM_CYCLES=${CFS_VM_CYCLES:-1000}"
 cmdline+=" CFS_VM_MUTATIONS=${CFS_VM_MUTATIONS:-300}"
 
