@@ -119,9 +119,11 @@ install: $(TOOL_BINS)
 		>$(DESTDIR)$(UNITDIR)/cfs-podman-sync.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cfs-podman-sync.service
 
-# The module's sources as DKMS builds them: kernel/fs/composefs/ with the
-# format header at include/linux/composefs.h (dkms.conf adds -I include).
-DKMS_SRCS := $(wildcard $(addprefix kernel/fs/composefs/,*.c *.h Makefile Kbuild Kconfig))
+# The module's sources as DKMS builds them: the files of kernel/fs/composefs/
+# (not what an in-place kernel build leaves there) with the format header at
+# include/linux/composefs.h (dkms.conf adds -I include).
+DKMS_SRCS := $(filter-out %.o %.ko %.mod %.mod.c %.symvers %.order, \
+	$(wildcard kernel/fs/composefs/*))
 
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR)/include/linux
