@@ -12,20 +12,24 @@
 # `mount -t composefs` (its fs-composefs alias). The suite's sections then
 # run on the installed tools and mount helper.
 #
-# What each QEMU tier covers (both run in `make check`):
-# - this tier (Debian's kernel, no debug options; fast): the packages and
-#   DKMS (install, dkms status, autoload), e2e (registry pull, oci2cfs on
-#   the verity ext4, mount by NAME with store=/verity and digest=, fstab
-#   and mount -a, upperdir writes, the failure paths, the module unloaded
-#   and autoloaded again), podman (cfs-podman images run by podman 4.3.1),
-#   fixtures (every fixture's tree equal to umoci's unpack), verity (a
-#   replaced object reads EIO, a wrong digest= is refused), hostile and
-#   mutate (corrupt images: an error, never an oops), and the taint flags:
-#   nothing but the out-of-tree module's (O, E).
+# What each QEMU tier covers (both run in `make check`; sections that run
+# in both look for different bugs in each):
+# - this tier (Debian's kernel and its own ext4/btrfs/overlay, no debug
+#   options; fast): the packages and DKMS (dpkg -i, dkms status, the
+#   module loaded by the first mount), verity (a replaced object reads
+#   EIO, a wrong digest= is refused, with the digest taken from the verity
+#   descriptor as on any distribution kernel), backing (btrfs and xfs
+#   stores, btrfs fs-verity), hostile and mutate (corrupt images: an
+#   error, never an oops), fixtures (every fixture's tree equal to umoci's
+#   unpack), e2e (registry pull, oci2cfs on the verity ext4, mount by NAME
+#   with store=/verity and digest=, fstab and mount -a, upperdir writes,
+#   the failure paths, the module unloaded and loaded again by a mount),
+#   podman (cfs-podman images run by podman 4.3.1; this tier only), a
+#   clean kernel log and no taint but the out-of-tree module's (O, E).
 # - tests/integration/vm.t (the debug test kernel: KASAN, UBSAN,
 #   kmemleak): the sections that stress the kernel code, where those
-#   sanitizers find bugs this tier cannot: basic, verity, overlay, tmpfs,
-#   hostile, cycles (kmemleak), fixtures, backing, e2e.
+#   checkers see bugs this tier cannot: basic, verity, overlay, tmpfs,
+#   hostile, cycles (kmemleak), veritydigest, backing, fixtures, e2e.
 # CFS_STOCK_SECTIONS overrides this tier's sections.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,7 +51,7 @@ bail() { # NAME LOG: one not-ok with the log's tail, and the plan
 
 # The sections this tier runs, of those the suite has.
 sections() {
-	local want=${CFS_STOCK_SECTIONS:-verity,hostile,mutate,fixtures,e2e,podman}
+	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,mutate,fixtures,e2e,podman}
 	local s have=()
 	for s in ${want//,/ }; do
 		if grep -q "^$s()" "$top/tests/vm/suite.sh" ||
