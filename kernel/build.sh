@@ -10,7 +10,8 @@
 # hash of the config fragments and kernel/series/*.patch, so changing either
 # starts a fresh tree while a kernel/fs/composefs edit only rebuilds the
 # module (built externally with M=, from a copy of the sources in the cache).
-# Results: build/kernel/<variant>/{bzImage,composefs.ko}, and
+# Results: build/kernel/<variant>/{bzImage,composefs.ko,composefs-export.ko}
+# (see build_module), and
 # build/kernel/{bzImage,composefs.ko} pointing at the last variant built.
 set -euo pipefail
 
@@ -121,9 +122,16 @@ build_module() {
 	mkdir -p "$mod/include/linux"
 	rsync -a --delete --exclude include "$kdir/fs/composefs/" "$mod/"
 	cp "$kdir/include/uapi/linux/composefs.h" "$mod/include/linux/composefs.h"
-	"${kmake[@]}" -C "$tree" M="$mod" CONFIG_COMPOSEFS_FS=m \
-		KCFLAGS="-I$mod/include" modules
-	cp "$mod/composefs.ko" "$out/$variant/composefs.ko"
+	# composefs.ko takes fs-verity digests from verity descriptors, as on a
+	# distribution kernel; composefs-export.ko from fsverity_get_digest(),
+	# which this kernel exports (kernel/series), as in tree.
+	local v
+	for v in descriptor export; do
+		"${kmake[@]}" -C "$tree" M="$mod" CONFIG_COMPOSEFS_FS=m \
+			COMPOSEFS_VERITY=$v KCFLAGS="-I$mod/include" modules
+		cp "$mod/composefs.ko" "$out/$variant/composefs-$v.ko"
+	done
+	mv "$out/$variant/composefs-descriptor.ko" "$out/$variant/composefs.ko"
 }
 
 case $what in

@@ -116,6 +116,11 @@ credentials and, if asked, checks its fs-verity digest against the
 image; reads, splice and mmap go to the backing file so its page cache
 is shared by every image that names it.
 
+The digest is fsverity_get_digest()'s, exported by the first patch; an
+out-of-tree build for a kernel without that export (COMPOSEFS_VERITY=
+descriptor) hashes the file's verity descriptor instead, read through
+the filesystem's fsverity_operations as fs-verity does.
+
 The image is read through its page cache and validated before use;
 violations make the mount fail or the inode read as EUCLEAN."
 

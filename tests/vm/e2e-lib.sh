@@ -34,6 +34,7 @@ fixtures_ready() { # SECTION
 # rest of the run.
 helper_install() {
 	local sbin
+	[ -n "${CFS_VM_INSTALLED:-}" ] && return 0 # the package's, in /sbin
 	sbin=$(readlink -f /sbin)
 	[ -x "$sbin/mount.composefs" ] &&
 		[ "$(readlink "$sbin/mount.composefs")" = "$bin/mount.composefs" ] &&

@@ -41,8 +41,9 @@ import traceback
 sys.dont_write_bytecode = True
 REFDUMP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        "..", "integration", "refdump.py")
-OCI2CFS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "..", "..", "build", "bin", "oci2cfs")
+OCI2CFS = os.path.join(os.environ.get("CFS_VM_BIN") or
+                       os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "build", "bin"), "oci2cfs")
 sys.path.insert(0, os.path.dirname(REFDUMP))
 import refdump  # noqa: E402
 import vmtap  # noqa: E402

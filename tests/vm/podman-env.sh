@@ -65,6 +65,7 @@ pod_env_up() { # STORE
 	pod_mount /var/lib/containers --bind $PD/containers || return 1
 	pod_writable /var/tmp $PD || return 1
 	pod_writable /var/cache $PD || return 1	# short-name aliases
+	[ -n "${CFS_VM_INSTALLED:-}" ] && return 0 # the package's, in /sbin
 	pod_install_file $bin/mount.composefs /sbin/mount.composefs || return 1
 	if [ -e $bin/umount.composefs ]; then
 		pod_install_file $bin/umount.composefs /sbin/umount.composefs ||

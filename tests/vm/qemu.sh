@@ -9,6 +9,8 @@ vm_cmdline="root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L"
 vm_cmdline+=" ro console=ttyS0 panic=-1 reboot=k"
 
 vm_pid=
+vm_initrd=	# an initramfs for vm_start, if the kernel needs one
+vm_extra=()	# more QEMU arguments for vm_start
 
 # vm_start KERNEL CMDLINE MEM DISK CACHE CONSOLE-LOG OUTPUT-LOG QEMU-LOG:
 # boots in the background (vm_pid). ttyS0 is the kernel's console, ttyS1
@@ -16,6 +18,7 @@ vm_pid=
 vm_start() {
 	qemu-system-x86_64 -accel tcg -m "$3" -smp 1 -display none \
 		-monitor none -no-reboot -kernel "$1" -append "$2" \
+		${vm_initrd:+-initrd "$vm_initrd"} "${vm_extra[@]}" \
 		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 		-drive "file=$4,if=virtio,format=raw,cache=$5" \
 		-serial "file:$6" -serial "file:$7" </dev/null >"$8" 2>&1 &

@@ -5,7 +5,9 @@
 set -u
 repo=${CFS_REPO:?}
 here=$repo/tests/vm
-bin=$repo/build/bin
+# The tools: this checkout's build, or the installed package's
+# (CFS_VM_BIN=/usr/bin, CFS_VM_INSTALLED=1: the stock-kernel VM).
+bin=${CFS_VM_BIN:-$repo/build/bin}
 py=/usr/bin/python3
 S=/tmp/s		# ext4 scratch disk, fs-verity capable
 C=/tmp/c		# composefs mount point
@@ -209,6 +211,7 @@ tests=${*:-all}
 tests=${tests//,/ }
 [ "$tests" = all ] && tests="basic verity overlay tmpfs hostile cycles$sections"
 for t in $tests; do
-	echo "# --- $t"
+	echo "# --- $t (at $SECONDS s)"
 	$t
 done
+echo "# --- end (at $SECONDS s)"

@@ -7,7 +7,6 @@
  */
 
 #include <linux/file.h>
-#include <linux/fsverity.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
@@ -19,8 +18,7 @@ static int cfs_verify_backing(struct inode *inode, struct file *backing)
 {
 	unsigned int level = CFS_SB(inode->i_sb)->verity_check;
 	struct cfs_inode_info *info = CFS_I(inode);
-	u8 digest[FS_VERITY_MAX_DIGEST_SIZE];
-	enum hash_algo alg;
+	u8 digest[CFS_DIGEST_SIZE];
 	int err;
 
 	if (level == CFS_VERITY_NONE ||
@@ -31,9 +29,8 @@ static int cfs_verify_backing(struct inode *inode, struct file *backing)
 				    cfs_index(inode));
 		return -EIO;
 	}
-	err = fsverity_get_digest(file_inode(backing), digest, &alg);
-	if (err || alg != HASH_ALGO_SHA256 ||
-	    memcmp(digest, info->digest, CFS_DIGEST_SIZE)) {
+	err = cfs_fsverity_digest(file_inode(backing), digest);
+	if (err || memcmp(digest, info->digest, CFS_DIGEST_SIZE)) {
 		pr_warn_ratelimited("inode %llu: backing file fs-verity digest mismatch\n",
 				    cfs_index(inode));
 		return -EIO;

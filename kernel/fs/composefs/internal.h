@@ -105,6 +105,15 @@ extern const struct file_operations cfs_dir_fops;
 struct dentry *cfs_lookup(struct inode *dir, struct dentry *dentry,
 			  unsigned int flags);
 
+/*
+ * verity-export.c or verity-descriptor.c, chosen by the Makefile: the
+ * SHA-256 fs-verity digest of an open file's inode; -ENODATA if the file
+ * has no fs-verity.
+ */
+int cfs_verity_init(void);
+void cfs_verity_exit(void);
+int cfs_fsverity_digest(struct inode *inode, u8 digest[CFS_DIGEST_SIZE]);
+
 /* file.c */
 extern const struct file_operations cfs_file_fops;
 

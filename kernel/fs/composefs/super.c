@@ -10,7 +10,6 @@
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/file.h>
-#include <linux/fsverity.h>
 #include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -89,18 +88,16 @@ static int cfs_open_image(struct fs_context *fc, struct cfs_sb_info *sbi)
 static int cfs_check_image_digest(struct fs_context *fc,
 				  struct cfs_sb_info *sbi)
 {
-	u8 digest[FS_VERITY_MAX_DIGEST_SIZE];
-	enum hash_algo alg;
+	u8 digest[CFS_DIGEST_SIZE];
 	int err;
 
 	if (!sbi->has_image_digest)
 		return 0;
-	err = fsverity_get_digest(file_inode(sbi->image), digest, &alg);
+	err = cfs_fsverity_digest(file_inode(sbi->image), digest);
 	if (err)
 		return invalfc(fc, "%s: no fs-verity digest (%d)", fc->source,
 			       err);
-	if (alg != HASH_ALGO_SHA256 ||
-	    memcmp(digest, sbi->image_digest, CFS_DIGEST_SIZE))
+	if (memcmp(digest, sbi->image_digest, CFS_DIGEST_SIZE))
 		return invalfc(fc, "%s: fs-verity digest does not match digest=",
 			       fc->source);
 	return 0;
@@ -351,9 +348,18 @@ static int __init cfs_init(void)
 					     cfs_inode_init_once);
 	if (!cfs_inode_cachep)
 		return -ENOMEM;
+	err = cfs_verity_init();
+	if (err)
+		goto out_cache;
 	err = register_filesystem(&cfs_fs_type);
 	if (err)
-		kmem_cache_destroy(cfs_inode_cachep);
+		goto out_verity;
+	return 0;
+
+out_verity:
+	cfs_verity_exit();
+out_cache:
+	kmem_cache_destroy(cfs_inode_cachep);
 	return err;
 }
 
@@ -362,6 +368,7 @@ static void __exit cfs_exit(void)
 	unregister_filesystem(&cfs_fs_type);
 	rcu_barrier();	/* inodes are freed by RCU callbacks */
 	kmem_cache_destroy(cfs_inode_cachep);
+	cfs_verity_exit();
 }
 
 module_init(cfs_init);

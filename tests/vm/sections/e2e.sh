@@ -379,6 +379,13 @@ e2e_failures() {
 		nok "failure: module not loaded (rmmod composefs failed)"
 		return
 	fi
+	if [ -z "${CFS_MODULE:-}" ]; then # installed (DKMS): mount loads it
+		check "module unloaded: the next mount loads it again (fs-composefs alias)" \
+			sh -c "mount -t composefs -o store=$e2e_store realistic $m &&
+				grep -q '^composefs ' /proc/modules"
+		umount $m
+		return
+	fi
 	run_cmd mount -t composefs -o store=$e2e_store realistic $m
 	expect_fail 32 "the kernel has no composefs filesystem (module not loaded): load it with 'modprobe composefs'" \
 		"failure: module not loaded: exit 32, says how to load it"

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A file's fs-verity digest on kernels that do not export
+ * fsverity_get_digest() (out-of-tree builds, e.g. for Debian's kernel):
+ * the SHA-256 of the file's fs-verity descriptor, read through the
+ * filesystem's public fsverity_operations, computed exactly as
+ * fs/verity/open.c computes the file digest (the 256-byte struct
+ * fsverity_descriptor with sig_size zeroed).  The descriptor is stable
+ * on-disk format.
+ *
+ * The file must have fs-verity enabled and loaded (the backing file is
+ * open), so fs-verity verifies every read against the root hash of the
+ * descriptor it loaded at open; this reads the descriptor a second time
+ * from the same filesystem.  See composefs(5) on what that trusts.
+ *
+ * No digest is cached per backing inode: a cache keyed by the inode's
+ * address or number can be fooled by a freed and reused inode, and one
+ * that pins the inode keeps deleted objects alive and a backing mount
+ * busy.  Hashing 256 bytes costs about as much as the open itself.
+ */
+
+#include <crypto/hash.h>
+#include <linux/fsverity.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "internal.h"
+
+MODULE_INFO(verity_digest, "descriptor");
+
+static struct crypto_shash *cfs_sha256;
+
+int cfs_verity_init(void)
+{
+	struct crypto_shash *tfm;
+
+	if (!IS_ENABLED(CONFIG_FS_VERITY))
+		return 0;
+	tfm = crypto_alloc_shash("sha256", 0, 0);
+	if (IS_ERR(tfm)) {
+		pr_err("no sha256 for fs-verity digests (%ld)\n", PTR_ERR(tfm));
+		return PTR_ERR(tfm);
+	}
+	cfs_sha256 = tfm;
+	return 0;
+}
+
+void cfs_verity_exit(void)
+{
+	crypto_free_shash(cfs_sha256);
+}
+
+static const struct fsverity_operations *cfs_vops(struct inode *inode)
+{
+#ifdef CONFIG_FS_VERITY
+	return inode->i_sb->s_vop;
+#else
+	return NULL;
+#endif
+}
+
+/* The checks of fs/verity/open.c validate_fsverity_descriptor(), SHA-256 only. */
+static bool cfs_descriptor_valid(struct inode *inode,
+				 const struct fsverity_descriptor *desc,
+				 size_t size)
+{
+	return size >= sizeof(*desc) && desc->version == 1 &&
+	       desc->hash_algorithm == FS_VERITY_HASH_ALG_SHA256 &&
+	       desc->log_blocksize >= 10 && desc->log_blocksize <= PAGE_SHIFT &&
+	       desc->salt_size <= sizeof(desc->salt) &&
+	       le64_to_cpu(desc->data_size) == i_size_read(inode) &&
+	       le32_to_cpu(desc->sig_size) <= size - sizeof(*desc) &&
+	       !memchr_inv(desc->__reserved, 0, sizeof(desc->__reserved));
+}
+
+static int cfs_hash_descriptor(struct inode *inode,
+			       struct fsverity_descriptor *desc, int size,
+			       u8 digest[CFS_DIGEST_SIZE])
+{
+	if (size < 0)
+		return size;
+	if (!cfs_descriptor_valid(inode, desc, size))
+		return -EINVAL;
+	desc->sig_size = 0;	/* the file digest excludes the signature */
+	return crypto_shash_tfm_digest(cfs_sha256, (const u8 *)desc,
+				       sizeof(*desc), digest);
+}
+
+int cfs_fsverity_digest(struct inode *inode, u8 digest[CFS_DIGEST_SIZE])
+{
+	const struct fsverity_operations *vops = cfs_vops(inode);
+	struct fsverity_descriptor on_stack, *desc = &on_stack;
+	int size, err;
+
+	if (!vops || !cfs_sha256)
+		return -EOPNOTSUPP;
+	/* fs-verity enabled on the file and its descriptor loaded by open */
+	if (!IS_VERITY(inode) || !fsverity_get_info(inode))
+		return -ENODATA;
+	/* A descriptor without a signature fits on the stack: one call. */
+	size = vops->get_verity_descriptor(inode, desc, sizeof(*desc));
+	if (size == -ERANGE) {
+		size = vops->get_verity_descriptor(inode, NULL, 0);
+		if (size < 0)
+			return size;
+		if (size > FS_VERITY_MAX_DESCRIPTOR_SIZE)
+			return -EMSGSIZE;
+		desc = kmalloc(size, GFP_KERNEL);
+		if (!desc)
+			return -ENOMEM;
+		size = vops->get_verity_descriptor(inode, desc, size);
+	}
+	err = cfs_hash_descriptor(inode, desc, size, digest);
+	if (desc != &on_stack)
+		kfree(desc);
+	return err;
+}

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The stock-kernel QEMU tier: cfs as a Debian 12 user gets it, on the
+# kernel that user runs. `make deb` builds the cfs and composefs-dkms
+# packages; tests/vm/stock/fetch.sh fetches the current bookworm
+# linux-image-amd64 and its headers (cached in /var/cache/cfs-kernel/stock,
+# never installed on the host); dkms-build.sh builds composefs.ko for that
+# kernel on the host with DKMS from the composefs-dkms package; run.sh
+# boots the kernel under qemu-system-x86_64 -accel tcg with a busybox
+# initramfs and the host's root (read-only, 9p) under a tmpfs overlay,
+# where `dpkg -i` installs both packages and the module is loaded only by
+# `mount -t composefs` (its fs-composefs alias). The suite's sections then
+# run on the installed tools and mount helper.
+#
+# What each QEMU tier covers (both run in `make check`; sections that run
+# in both look for different bugs in each):
+# - this tier (Debian's kernel and its own ext4/btrfs/overlay, no debug
+#   options; fast): the packages and DKMS (dpkg -i, dkms status, the
+#   module loaded by the first mount), verity (a replaced object reads
+#   EIO, a wrong digest= is refused, with the digest taken from the verity
+#   descriptor as on any distribution kernel), backing (btrfs and xfs
+#   stores, btrfs fs-verity), hostile and mutate (corrupt images: an
+#   error, never an oops), fixtures (every fixture's tree equal to umoci's
+#   unpack), e2e (registry pull, oci2cfs on the verity ext4, mount by NAME
+#   with store=/verity and digest=, fstab and mount -a, upperdir writes,
+#   the failure paths, the module unloaded and loaded again by a mount),
+#   podman (cfs-podman images run by podman 4.3.1; this tier only), a
+#   clean kernel log and no taint but the out-of-tree module's (O, E).
+# - tests/integration/vm.t (the debug test kernel: KASAN, UBSAN,
+#   kmemleak): the sections that stress the kernel code, where those
+#   checkers see bugs this tier cannot: basic, verity, overlay, tmpfs,
+#   hostile, cycles (kmemleak), veritydigest, backing, fixtures, e2e.
+# CFS_STOCK_SECTIONS overrides this tier's sections.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+stock=$top/tests/vm/stock
+out=$top/build/stock
+n=0
+
+tap() { # STATUS NAME
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+bail() { # NAME LOG: one not-ok with the log's tail, and the plan
+	tap 1 "$1"
+	tail -n 30 "$2" | sed 's/^/# /'
+	echo "1..$n"
+	exit 1
+}
+
+# The sections this tier runs, of those the suite has.
+sections() {
+	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,mutate,fixtures,e2e,podman}
+	local s have=()
+	for s in ${want//,/ }; do
+		if grep -q "^$s()" "$top/tests/vm/suite.sh" ||
+			[ -f "$top/tests/vm/sections/$s.sh" ]; then
+			have+=("$s")
+		fi
+	done
+	local IFS=,
+	echo "${have[*]}"
+}
+
+mkdir -p "$out"
+t0=$SECONDS
+make -s -C "$top" deb DEBDIR="$out/deb" >"$out/deb.log" 2>&1 ||
+	bail "make deb: the cfs and composefs-dkms packages" "$out/deb.log"
+tap 0 "make deb: the cfs and composefs-dkms packages ($((SECONDS - t0)) s)"
+
+t0=$SECONDS
+dir=$("$stock/fetch.sh" 2>"$out/fetch.log") ||
+	bail "fetch Debian's linux-image-amd64 and headers" "$out/fetch.log"
+release=$(cat "$dir/release")
+tap 0 "fetch Debian's kernel $release ($(basename "$dir")) into $dir ($((SECONDS - t0)) s)"
+
+t0=$SECONDS
+"$stock/dkms-build.sh" "$out"/deb/composefs-dkms_*.deb "$dir" "$out/dkms" \
+	>"$out/dkms-build.log" 2>&1 ||
+	bail "DKMS builds composefs.ko for $release on the host" "$out/dkms-build.log"
+tap 0 "DKMS builds composefs.ko for $release on the host ($((SECONDS - t0)) s)"
+
+# The fixtures and their reference dumps, built on the host as vm.t does
+# (the VM's root is read-only); a failure shows in the sections' lines.
+(
+	unset CFS_FIXTURES
+	. "$top/tests/integration/lib.sh"
+	build_fixtures
+	while read -r -u 4 _ ref; do
+		reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
+	done 4<"$FX/fixtures.list"
+) >"$out/fixtures.log" 2>&1 ||
+	echo "# building the fixtures failed: see $out/fixtures.log"
+
+"$stock/run.sh" -d "$out/deb" -b "$(echo "$out"/dkms/*.dkms.tar.gz)" \
+	-t "${CFS_VM_TIMEOUT:-3000}" -s "$(sections)" >"$out/vm.tap" 2>&1
+while IFS= read -r line; do
+	case $line in
+	"ok"* | "not ok"*)
+		n=$((n + 1))
+		status=${line%%ok*}ok
+		rest=${line#"$status"}
+		rest=$(printf '%s' "$rest" | sed -E 's/^ *[0-9]+//')
+		echo "$status $n$rest"
+		;;
+	"1.."*) ;;
+	*) echo "$line" ;;
+	esac
+done <"$out/vm.tap"
+echo "1..$n"
