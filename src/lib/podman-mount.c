@@ -127,11 +127,46 @@ int pmount_mount(const struct cfs_podman_opts *o, const char *store,
 	return r;
 }
 
+/*
+ * A mount can stay busy for a moment after its last user is done: podman
+ * run --rm returns once the container has exited, while the container's
+ * processes may still be torn down and conmon's exit command (podman
+ * container cleanup) unmounts its rootfs and removes it in the
+ * background. So EBUSY is retried for a while before it is reported.
+ *
+ * No lazy unmount (MNT_DETACH) then: it would only hide a mount that is
+ * still in use, and whatever uses it could go on reading objects that a
+ * later store clean-up removes. A busy mount is left and reported; the
+ * caller has already unregistered the image, so cfs-podman sync unmounts
+ * it (a mount without a record) once it is free.
+ */
+#define UMOUNT_BUSY_WAIT_MS 10000
+#define UMOUNT_BUSY_STEP_MS 100
+
 int pmount_umount(const char *target)
 {
-	if (umount2(target, UMOUNT_NOFOLLOW) < 0 && errno != EINVAL &&
-	    errno != ENOENT) {
-		cfs_error("%s: cannot unmount: %s", target, strerror(errno));
+	int waited = 0;
+
+	while (umount2(target, UMOUNT_NOFOLLOW) < 0) {
+		int e = errno;
+
+		if (e == EINVAL || e == ENOENT)
+			return 0;
+		if (e == EBUSY && waited < UMOUNT_BUSY_WAIT_MS) {
+			usleep(UMOUNT_BUSY_STEP_MS * 1000);
+			waited += UMOUNT_BUSY_STEP_MS;
+			continue;
+		}
+		if (e == EBUSY)
+			cfs_error("%s: cannot unmount: still in use after %d s "
+				  "(a process has files open in it, or a "
+				  "container is still being cleaned up: "
+				  "fuser -vm shows who); cfs-podman sync "
+				  "unmounts it once it is free",
+				  target, UMOUNT_BUSY_WAIT_MS / 1000);
+		else
+			cfs_error("%s: cannot unmount: %s", target,
+				  strerror(e));
 		return -1;
 	}
 	return 0;

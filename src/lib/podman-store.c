@@ -493,8 +493,8 @@ int cfs_podman_remove(const struct cfs_podman_opts *o, const char *name)
 	}
 	r = pstore_remove_image(&p, o, pjson_str(img, "id"), &m);
 	pstore_close(&p);
-	if (r == 0)
-		r = pstore_release_mount(&m);
+	if (r == 0 && (r = pstore_release_mount(&m)) < 0)
+		cfs_error_prefix("unregistered, but its mount is left");
 	pmeta_free(&m);
 	return r;
 out:

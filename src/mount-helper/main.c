@@ -215,7 +215,8 @@ static int mount_main(int argc, char **argv)
 	}
 	rc = mh_parse_options(a.optstr, &a.flags, a.source, &o);
 	if (!rc)
-		rc = mh_drop_privileges(a.source, "mount composefs");
+		rc = mh_drop_privileges(a.source, "mount composefs",
+					o.upperdir != NULL);
 	r.source_arg = a.source;
 	r.opts = &o;
 	r.flags = &a.flags;

@@ -58,8 +58,14 @@ int mh_parse_options(const char *optstr, const struct mh_flags *f,
 		     const char *subject, struct mh_opts *o);
 void mh_free_options(struct mh_opts *o);
 
-/* privs.c: needs CAP_SYS_ADMIN, keeps only what mounting needs. */
-int mh_drop_privileges(const char *subject, const char *what);
+/*
+ * privs.c: needs CAP_SYS_ADMIN, keeps only what mounting needs effective;
+ * for_overlay keeps the permitted set for the overlay's mount(2), around
+ * which mh_overlay_privileges raises (then drops for good) the effective
+ * set.
+ */
+int mh_drop_privileges(const char *subject, const char *what, bool for_overlay);
+int mh_overlay_privileges(const char *subject, bool raise);
 
 /* source.c: SOURCE -> image path, image and digest checks. */
 int mh_resolve_source(struct mh_request *r);

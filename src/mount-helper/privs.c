@@ -2,7 +2,25 @@
 /*
  * Capabilities: mounting needs CAP_SYS_ADMIN; reading the image, the
  * basedirs and the mount tables may need the DAC overrides. Everything
- * else is dropped before any path is looked at.
+ * else leaves the effective set before any path is looked at.
+ *
+ * The one exception is the overlay of an upperdir= mount. Overlayfs
+ * records the credentials of the process that mounts it and does every
+ * copy-up, whiteout and directory creation in the upper directory with
+ * them (ovl_override_creds): mounted with only the three capabilities
+ * above, it cannot chown a copy, keep its times, setuid bit or
+ * security.capability, so every write below an image directory fails
+ * with EPERM. That mount gets the full permitted set, what a root
+ * `mount -t overlay` has; for it, and only for it, the permitted set is
+ * kept while the effective set stays reduced (mh_overlay_privileges).
+ *
+ * The other mounts were checked for the same problem: composefs records
+ * no credentials. It opens the image and resolves the basedirs while
+ * mounting (the reduced set has what that needs) and opens each backing
+ * file with the credentials of whoever opens the composefs file
+ * (kernel/fs/composefs/file.c): for an upperdir= mount, that is the
+ * overlay's recorded credentials, the full set. Unmounting records
+ * nothing, and the helper makes no bind or idmapped mounts.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,8 +43,11 @@ static bool has_sys_admin(cap_t caps)
 	       v == CAP_SET;
 }
 
-/* Keeps, of `kept`, only those already permitted. */
-static int restrict_to_kept(cap_t caps)
+/*
+ * Effective: of `kept`, those permitted. Permitted: the same, or left as
+ * it is when keep_permitted (for the overlay mount).
+ */
+static int restrict_to_kept(cap_t caps, bool keep_permitted)
 {
 	cap_value_t have[N_KEPT];
 	int n = 0;
@@ -38,14 +59,33 @@ static int restrict_to_kept(cap_t caps)
 		    v == CAP_SET)
 			have[n++] = kept[i];
 	}
-	if (cap_clear(caps) < 0 ||
+	if (cap_clear_flag(caps, CAP_EFFECTIVE) < 0 ||
+	    cap_clear_flag(caps, CAP_INHERITABLE) < 0 ||
+	    (!keep_permitted && cap_clear_flag(caps, CAP_PERMITTED) < 0) ||
 	    cap_set_flag(caps, CAP_PERMITTED, n, have, CAP_SET) < 0 ||
 	    cap_set_flag(caps, CAP_EFFECTIVE, n, have, CAP_SET) < 0)
 		return -1;
 	return cap_set_proc(caps);
 }
 
-int mh_drop_privileges(const char *subject, const char *what)
+static int set_privileges(bool keep_permitted, bool full_effective)
+{
+	cap_t caps = cap_get_proc();
+	int rc;
+
+	if (!caps)
+		return -1;
+	if (full_effective)
+		rc = cap_fill(caps, CAP_EFFECTIVE, CAP_PERMITTED) < 0
+			     ? -1
+			     : cap_set_proc(caps);
+	else
+		rc = restrict_to_kept(caps, keep_permitted);
+	cap_free(caps);
+	return rc;
+}
+
+int mh_drop_privileges(const char *subject, const char *what, bool for_overlay)
 {
 	cap_t caps = cap_get_proc();
 	int rc = 0;
@@ -56,9 +96,19 @@ int mh_drop_privileges(const char *subject, const char *what)
 	if (!has_sys_admin(caps))
 		rc = mh_fail(MNT_EX_USAGE, subject, "must be superuser to %s",
 			     what);
-	else if (restrict_to_kept(caps) < 0)
+	else if (restrict_to_kept(caps, for_overlay) < 0)
 		rc = mh_fail(MNT_EX_SYSERR, subject,
 			     "cannot drop capabilities: %s", strerror(errno));
 	cap_free(caps);
 	return rc;
+}
+
+int mh_overlay_privileges(const char *subject, bool raise)
+{
+	if (set_privileges(raise, raise) < 0)
+		return mh_fail(MNT_EX_SYSERR, subject,
+			       "cannot %s capabilities for the overlay mount: "
+			       "%s",
+			       raise ? "raise" : "drop", strerror(errno));
+	return 0;
 }

@@ -121,7 +121,7 @@ int mh_umount_main(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? MNT_EX_SUCCESS : rc;
-	rc = mh_drop_privileges(arg, "unmount composefs");
+	rc = mh_drop_privileges(arg, "unmount composefs", false);
 	if (rc)
 		return rc;
 	target = realpath(arg, NULL);

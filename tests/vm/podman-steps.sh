@@ -160,12 +160,71 @@ pod_reboot() {
 		"only in image b" "reboot: podman run works again"
 }
 
+# remove while the mount is held busy, and right after a container exits
 pod_shared_remove() {
+	local holder short out st
 	[ -n "${IDA:-}" ] || return 0
 	pm rm -f -t 0 sa sb >/dev/null 2>&1
-	pod_check "shared: cfs-podman remove shared-a" $CP remove shared-a
-	pod_check "shared: cfs-podman remove shared-b" $CP remove shared-b
+	(cd $AIS/mnt/$IDA && exec sleep 600) &
+	holder=$!
+	sleep 0.5
+	out=$($CP remove shared-a 2>&1)
+	st=$?
+	pod_is "$st:$(grep -c "still in use after 10 s" <<<"$out")" "1:1" \
+		"busy: cfs-podman remove of an image whose mount stays in use: exit 1, says so" ||
+		echo "$out" | sed 's/^/#   /'
+	pod_true "busy: the image is unregistered, its mount is left (no lazy unmount)" \
+		sh -c "! podman images | grep -q shared-a && mountpoint -q $AIS/mnt/$IDA"
+	out=$(pm run --rm --network none shared-b /bin/busybox cat /srv/only-b 2>&1 &&
+		$CP remove shared-b 2>&1)
+	pod_is "$?:$out" "0:only in image b" \
+		"cfs-podman remove right after a container of the image exits"
+	(cd $AIS/mnt/$IDA && exec sleep 3) &
+	short=$!
+	kill $holder
+	wait $holder 2>/dev/null
+	out=$($CP sync 2>&1)
+	st=$?
+	pod_is "$st:$(pod_mount_opts $AIS/mnt/$IDA)" "0:" \
+		"busy: sync waits out a mount busy for a moment and unmounts the one left" ||
+		echo "$out" | sed 's/^/#   /'
+	wait $short
 	pod_is "$(pm images -q)" "" "shared: podman lists no image"
+	pod_is "$($CP check 2>&1; echo $?)" 0 "busy: cfs-podman check is clean afterwards"
+}
+
+# --- unmount at once after a container exits (issue 17): nothing stays
+# mounted, and cfs-podman sync (the boot unit's command) remounts
+pod_exit_umount() {
+	local i st out left
+	for i in 1 2 3; do
+		pm run --rm --network none realistic >/dev/null 2>&1
+		umount -a -t composefs
+		st=$?
+		left=$(awk '$3 == "composefs" { print $2 }' /proc/mounts)
+		pod_is "$st:$left" "0:" \
+			"exit, then at once umount -a -t composefs leaves no composefs mount (run $i)" ||
+			grep -E " (composefs|overlay) " /proc/mounts | sed 's/^/#   /'
+		out=$($CP sync 2>&1)
+		st=$?
+		pod_is "$st:$(grep -c repaired <<<"$out")" "0:1" \
+			"... cfs-podman sync remounts the image (run $i)" ||
+			echo "$out" | sed 's/^/#   /'
+	done
+	pod_is "$(pm run --rm --network none realistic 2>&1)" "hello from cfs" \
+		"... and podman run works again"
+	# Nor does a running container keep the mount busy: overlayfs holds
+	# private clones of its lower mounts.
+	pod_check "a container runs (podman run -d)" pm run -d --name held \
+		--network none realistic sleep 600 || return 1
+	umount -a -t composefs
+	st=$?
+	pod_is "$st:$(awk '$3 == "composefs" { print $2 }' /proc/mounts)" "0:" \
+		"while it runs, umount -a -t composefs unmounts the image"
+	pod_is "$(pm exec held cat /etc/motd 2>&1)" "welcome to a cfs fixture" \
+		"... and the running container still reads the image"
+	pm rm -f -t 0 held >/dev/null 2>&1
+	pod_is "$($CP sync 2>&1 | grep -c repaired)" 1 "... cfs-podman sync remounts it"
 }
 
 # What a container of IMAGE sees: config, then every entry of its root

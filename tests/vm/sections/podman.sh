@@ -28,7 +28,7 @@ podman() {
 	fi
 	pod_shared && pod_reboot
 	pod_shared_remove
-	pod_pulled && pod_realistic && pod_writes
+	pod_pulled && pod_realistic && pod_exit_umount && pod_writes
 	pod_remove
 	pod_env_down
 }
