@@ -32,7 +32,7 @@ fi
 # The whole suite on the KASAN kernel takes well over run.sh's default of
 # 900 s under TCG, so it is split over two VMs booted side by side (each
 # QEMU uses one core); their TAP is merged and renumbered here.
-groups=("basic,verity,overlay,tmpfs,hostile,cycles,fixtures,veritydigest" "backing,e2e,podman")
+groups=("basic,verity,overlay,tmpfs,hostile,cycles,fixtures,veritydigest,corruptlog" "backing,e2e,podman")
 pids=()
 for i in "${!groups[@]}"; do
 	"$top/tests/vm/run.sh" -k "$top/build/kernel/$variant/bzImage" \
