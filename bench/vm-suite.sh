@@ -121,7 +121,7 @@ vopen_load() { # MODULE
 }
 
 section_vopen() {
-	local i m mod export=${CFS_MODULE%/*}/composefs-export.ko v=$B/vopen
+	local i m mod order export=${CFS_MODULE%/*}/composefs-export.ko v=$B/vopen
 	note "section vopen: verified open, descriptor build vs export build"
 	[ -e "$export" ] || { fail "vopen: no $export"; return; }
 	mkdir -p $M/v
@@ -131,7 +131,11 @@ section_vopen() {
 	img=$(ls $v/images/*.cfs | head -n 1)
 	for i in $(seq 1 "$runs"); do
 		load
-		for m in descriptor export; do
+		# alternate which build goes first, so that an order effect
+		# (what the round before left behind) favours neither
+		order="descriptor export"
+		[ $((i % 2)) = 0 ] && order="export descriptor"
+		for m in $order; do
 			mod=$CFS_MODULE
 			[ $m = export ] && mod=$export
 			vopen_load "$mod" || { fail "vopen: insmod $mod"; continue; }
