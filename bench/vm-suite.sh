@@ -6,13 +6,13 @@
 #   # TEXT             a note;  E TEXT  a failed step
 # and bench/vm-report.py turns them into tables.
 #   CFS_BENCH_RUNS      runs of each measurement (3)
-#   CFS_BENCH_SECTIONS  comma list of p2r,podman,mount,walk (all)
+#   CFS_BENCH_SECTIONS  comma list of vopen,p2r,podman,mount,walk (all)
 set -u
 repo=${CFS_REPO:?}
 W=${CFS_WALK:?}
 bin=$repo/build/bin
 runs=${CFS_BENCH_RUNS:-3}
-sections=${CFS_BENCH_SECTIONS:-p2r,podman,mount,walk}
+sections=${CFS_BENCH_SECTIONS:-vopen,p2r,podman,mount,walk}
 B=/tmp/b
 M=/tmp/m
 ARCHIVE=$B/image.oci.tar
@@ -105,6 +105,51 @@ section_p2r() {
 		timed pull:podman run -c podman pull -q oci-archive:$ARCHIVE
 		timed run1:podman run "${PODMAN_RUN[@]}" "$(podman_id)" true
 	done
+}
+
+# ---- issue 12: verified opens, the stock-kernel build against the export ----
+# composefs.ko hashes each backing file's fs-verity descriptor (as built by
+# DKMS for Debian's kernel, which does not export fsverity_get_digest());
+# composefs-export.ko takes the digest fs-verity computed at open (the
+# patched kernel's). Both on this kernel: every file of the image opened
+# under verity_check=2, cold (first open after the drop) and warm (5 more
+# passes). Runs first, on its own store: no composefs mount exists yet to
+# keep the module from being swapped, and p2r's conversion stays cold.
+vopen_load() { # MODULE
+	rmmod composefs 2>/dev/null
+	insmod "$1"
+}
+
+section_vopen() {
+	local i m mod order export=${CFS_MODULE%/*}/composefs-export.ko v=$B/vopen
+	note "section vopen: verified open, descriptor build vs export build"
+	[ -e "$export" ] || { fail "vopen: no $export"; return; }
+	mkdir -p $M/v
+	$bin/oci2cfs $ARCHIVE --store $v -q >/dev/null ||
+		{ fail "vopen: oci2cfs"; return; }
+	local img
+	img=$(ls $v/images/*.cfs | head -n 1)
+	for i in $(seq 1 "$runs"); do
+		load
+		# alternate which build goes first, so that an order effect
+		# (what the round before left behind) favours neither
+		order="descriptor export"
+		[ $((i % 2)) = 0 ] && order="export descriptor"
+		for m in $order; do
+			mod=$CFS_MODULE
+			[ $m = export ] && mod=$export
+			vopen_load "$mod" || { fail "vopen: insmod $mod"; continue; }
+			if ! mount -t composefs $img $M/v \
+				-o basedir=$v,verity_check=2; then
+				fail "vopen: mount with $mod"
+				continue
+			fi
+			timed vopen:cold:$m opens -c $M/v
+			timed vopen:warm:$m opens -n 5 $M/v
+			umount $M/v
+		done
+	done
+	vopen_load "$CFS_MODULE" || fail "vopen: insmod $CFS_MODULE"
 }
 
 # ---- issue 5: runnable by podman, run latency, shared-base disk use ----
@@ -297,6 +342,7 @@ section_walk() {
 
 note "kernel $(uname -r), $(nproc) cpu, $(free -m | awk '/Mem:/ {print $2}') MiB"
 note "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+want vopen && section_vopen
 want p2r && section_p2r
 want podman && section_podman
 want mount && section_mount

@@ -12,6 +12,10 @@
  *   vm-walk open [-c] FILE            open(2) + read of the first 4 KiB;
  *                                     prints "MS READS" and "READS MS"
  *                                     of each step: walk, open, read
+ *   vm-walk opens [-c] [-n N] DIR     open(2) + close(2) of every non-empty
+ *                                     regular file under DIR (listed before
+ *                                     the clock starts), N passes; prints
+ *                                     "MS OPENS READS"
  *   vm-walk mount [-c] [-l] [-k] [-n N] [-w DIR] TYPE SRC TARGET [OPTS]
  *                                     mount(2) N times (on TARGET/0..N-1
  *                                     when N > 1; a "%d" in SRC becomes
@@ -40,6 +44,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <stdbool.h>
@@ -296,6 +301,67 @@ static int cmd_open(bool cold, const char *file)
 	for (i = 1; i < 4; i++)
 		printf(" %llu %.3f", reads[i] - reads[i - 1], t[i] - t[i - 1]);
 	printf("\n");
+	return 0;
+}
+
+/* ---- opens ---- */
+
+static struct {
+	char **paths;
+	size_t n, cap;
+} opens_list;
+
+static int opens_add(const char *path, const struct stat *st, int type,
+		     struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || !st->st_size)
+		return 0;
+	if (opens_list.n == opens_list.cap) {
+		opens_list.cap = opens_list.cap ? 2 * opens_list.cap : 1024;
+		opens_list.paths = realloc(opens_list.paths,
+					   opens_list.cap * sizeof(char *));
+		if (!opens_list.paths)
+			die("opens", "out of memory");
+	}
+	opens_list.paths[opens_list.n] = strdup(path);
+	if (!opens_list.paths[opens_list.n++])
+		die("opens", "out of memory");
+	return 0;
+}
+
+/*
+ * Opening files, each of which composefs opens and (with verity_check)
+ * verifies the backing file of: cold, the first pass after the drop pays
+ * the path walks and the backing inodes' and fs-verity descriptors' reads.
+ */
+static int cmd_opens(bool cold, int passes, const char *dir)
+{
+	unsigned long long reads;
+	double t0;
+	size_t i;
+	int p, fd;
+
+	if (passes < 1 || passes > MAX_COUNT)
+		die("-n", "count out of range");
+	if (nftw(dir, opens_add, 64, FTW_PHYS))
+		die_errno(dir);
+	if (!opens_list.n)
+		die(dir, "no regular file with content");
+	if (cold)
+		drop_caches();
+	reads = block_reads();
+	t0 = now_ms();
+	for (p = 0; p < passes; p++) {
+		for (i = 0; i < opens_list.n; i++) {
+			fd = open(opens_list.paths[i], O_RDONLY);
+			if (fd < 0)
+				die_errno(opens_list.paths[i]);
+			close(fd);
+		}
+	}
+	printf("%.3f %zu %llu\n", now_ms() - t0, passes * opens_list.n,
+	       block_reads() - reads);
 	return 0;
 }
 
@@ -673,7 +739,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s walk [-c] [-L] DIR | run [-c] CMD... |\n"
-		"       open [-c] FILE |\n"
+		"       open [-c] FILE | opens [-c] [-n N] DIR |\n"
 		"       mount [-c] [-l] [-k] [-n N] [-w DIR] TYPE SRC TARGET "
 		"[OPTS] |\n"
 		"       farm DUMP STORE DIR | whiteouts DIR |\n"
@@ -726,6 +792,8 @@ int main(int argc, char **argv)
 		return cmd_run(r.cold, argv);
 	if (!strcmp(cmd, "open") && argc == 1)
 		return cmd_open(r.cold, argv[0]);
+	if (!strcmp(cmd, "opens") && argc == 1)
+		return cmd_opens(r.cold, r.count, argv[0]);
 	if (!strcmp(cmd, "mount") && (argc == 3 || argc == 4)) {
 		r.type = argv[0], r.src = argv[1], r.target = argv[2];
 		r.opts = argc == 4 ? argv[3] : NULL;

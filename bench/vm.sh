@@ -7,7 +7,8 @@
 #   bench/vm.sh [-r RUNS] [-s SECTIONS]      (as root)
 #
 # Environment: CFS_BENCH_CACHE (/var/cache/cfs-bench), CFS_BENCH_VM_TIMEOUT
-# (seconds, 3000), CFS_BENCH_VM_KEEP=1 keeps the work directory,
+# (seconds, 3000), CFS_BENCH_VARIANT (plain; debug for the KASAN kernel),
+# CFS_BENCH_VM_KEEP=1 keeps the work directory,
 # CFS_BENCH_VM_RAW=FILE also saves the raw result lines.
 set -uo pipefail
 
@@ -15,11 +16,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${CFS_BENCH_CACHE:-/var/cache/cfs-bench}
 limit=${CFS_BENCH_VM_TIMEOUT:-3000}
-kernel=$repo/build/kernel/plain/bzImage
-module=$repo/build/kernel/plain/composefs.ko
+variant=${CFS_BENCH_VARIANT:-plain}
+kernel=$repo/build/kernel/$variant/bzImage
+module=$repo/build/kernel/$variant/composefs.ko
 walk=$repo/build/bench/vm-walk
 runs=3
-sections=p2r,podman,mount,walk
+sections=vopen,p2r,podman,mount,walk
 
 die() { echo "bench/vm.sh: $*" >&2; exit 1; }
 
@@ -39,10 +41,11 @@ done
 for f in oci2cfs mount.composefs cfs-info; do
 	[ -x "$repo/build/bin/$f" ] || die "build/bin/$f missing: run make"
 done
-if [ ! -e "$kernel" ] || [ ! -e "$module" ]; then
-	echo "== make kernel KERNEL_VARIANT=plain" >&2
-	make -C "$repo" kernel KERNEL_VARIANT=plain >&2 ||
-		die "cannot build the plain kernel"
+if [ ! -e "$kernel" ] || [ ! -e "$module" ] ||
+	[ ! -e "${module%/*}/composefs-export.ko" ]; then
+	echo "== make kernel KERNEL_VARIANT=$variant" >&2
+	make -C "$repo" kernel KERNEL_VARIANT="$variant" >&2 ||
+		die "cannot build the $variant kernel"
 fi
 kernel=$(readlink -f "$kernel")
 module=$(readlink -f "$module")
@@ -87,7 +90,7 @@ other_vms() { pgrep -c qemu-system 2>/dev/null || echo 0; }
 load_before=$(host_load)
 vms_before=$(other_vms)
 start=$SECONDS
-echo "== booting the bench VM (plain kernel, TCG, 1 CPU, 2 GiB)" >&2
+echo "== booting the bench VM ($variant kernel, TCG, 1 CPU, 2 GiB)" >&2
 vm_start "$kernel" "$cmdline" 2G "$tmp/disk.img" none \
 	"$tmp/console.log" "$tmp/results.log" "$tmp/qemu.out"
 vms_during=$(($(other_vms) - 1))

@@ -122,7 +122,9 @@ descriptor) hashes the file's verity descriptor instead, read through
 the filesystem's fsverity_operations as fs-verity does.
 
 The image is read through its page cache and validated before use;
-violations make the mount fail or the inode read as EUCLEAN."
+violations make the mount fail or the inode read as EFSCORRUPTED, and
+are logged with the image's name and the rule broken.  BUILD_BUG_ON
+pins every size and offset of the on-disk structures."
 
 # 4: documentation
 mkdir -p "$work/Documentation/filesystems"

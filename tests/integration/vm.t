@@ -34,7 +34,7 @@ fi
 # QEMU uses one core); their TAP is merged and renumbered here.
 # podman runs in the stock-kernel tier only (tests/integration/vm-stock.t
 # says what each tier covers): its kernel paths are overlay and e2e's.
-groups=("basic,verity,overlay,tmpfs,hostile,cycles,veritydigest,upper" "backing,fixtures,e2e,store")
+groups=("basic,verity,overlay,tmpfs,hostile,cycles,veritydigest,corruptlog,upper" "backing,fixtures,e2e,store")
 pids=()
 for i in "${!groups[@]}"; do
 	"$top/tests/vm/run.sh" -k "$top/build/kernel/$variant/bzImage" \

@@ -16,7 +16,8 @@
 
 static int cfs_verify_backing(struct inode *inode, struct file *backing)
 {
-	unsigned int level = CFS_SB(inode->i_sb)->verity_check;
+	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
+	unsigned int level = sbi->verity_check;
 	struct cfs_inode_info *info = CFS_I(inode);
 	u8 digest[CFS_DIGEST_SIZE];
 	int err;
@@ -25,14 +26,19 @@ static int cfs_verify_backing(struct inode *inode, struct file *backing)
 	    (level == CFS_VERITY_IF_DIGEST && !info->has_digest))
 		return 0;
 	if (!info->has_digest) {
-		pr_warn_ratelimited("inode %llu has no digest, verity_check=2\n",
-				    cfs_index(inode));
+		cfs_err(sbi, "inode %llu: no digest, verity_check=2",
+			cfs_index(inode));
 		return -EIO;
 	}
 	err = cfs_fsverity_digest(file_inode(backing), digest);
-	if (err || memcmp(digest, info->digest, CFS_DIGEST_SIZE)) {
-		pr_warn_ratelimited("inode %llu: backing file fs-verity digest mismatch\n",
-				    cfs_index(inode));
+	if (err) {
+		cfs_err(sbi, "inode %llu: backing file without a usable fs-verity digest (%d)",
+			cfs_index(inode), err);
+		return -EIO;
+	}
+	if (memcmp(digest, info->digest, CFS_DIGEST_SIZE)) {
+		cfs_err(sbi, "inode %llu: backing file's fs-verity digest differs from the image's",
+			cfs_index(inode));
 		return -EIO;
 	}
 	return 0;

@@ -26,11 +26,16 @@ const struct inode_operations cfs_special_iops = {
 	.listxattr = cfs_listxattr,
 };
 
-static int cfs_time(struct timespec64 *ts, __le64 sec, __le32 nsec)
+static int cfs_time(struct inode *inode, struct timespec64 *ts, __le64 sec,
+		    __le32 nsec)
 {
 	ts->tv_sec = le64_to_cpu(sec);
 	ts->tv_nsec = le32_to_cpu(nsec);
-	return ts->tv_nsec < NSEC_PER_SEC ? 0 : -EUCLEAN;
+	if (ts->tv_nsec >= NSEC_PER_SEC)
+		return cfs_corrupt(CFS_SB(inode->i_sb),
+				   "inode %llu: %ld nanoseconds",
+				   cfs_index(inode), ts->tv_nsec);
+	return 0;
 }
 
 static int cfs_init_reg(struct inode *inode, const struct cfs_disk_inode *ci)
@@ -41,13 +46,15 @@ static int cfs_init_reg(struct inode *inode, const struct cfs_disk_inode *ci)
 	int err;
 
 	if (!!inode->i_size != !!info->data.len)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "inode %llu: a backing path iff content",
+				   cfs_index(inode));
 	err = cfs_ref_get(sbi, &ci->digest, &digest);
 	if (err)
 		return err;
 	if (digest.len) {
 		if (digest.len != CFS_DIGEST_SIZE)
-			return -EUCLEAN;
+			return cfs_corrupt(sbi, "inode %llu: digest of %u bytes",
+					   cfs_index(inode), digest.len);
 		err = cfs_read(sbi, digest.pos, info->digest, CFS_DIGEST_SIZE);
 		if (err)
 			return err;
@@ -64,7 +71,9 @@ static int cfs_init_dir(struct inode *inode)
 	struct cfs_inode_info *info = CFS_I(inode);
 
 	if (inode->i_size != info->data.len)
-		return -EUCLEAN;
+		return cfs_corrupt(CFS_SB(inode->i_sb),
+				   "directory %llu: size differs from its chunk's",
+				   cfs_index(inode));
 	inode->i_op = &cfs_dir_iops;
 	inode->i_fop = &cfs_dir_fops;
 	return 0;
@@ -91,9 +100,8 @@ int cfs_dir_load(struct inode *dir)
 	if (!err)
 		err = cfs_dir_validate(sbi, &info->data, n);
 	if (err) {
-		if (err == -EUCLEAN)
-			pr_err_ratelimited("corrupt directory %llu in image\n",
-					   cfs_index(dir));
+		if (err == -EFSCORRUPTED)
+			cfs_err(sbi, "directory %llu refused", cfs_index(dir));
 		return err;
 	}
 	WRITE_ONCE(info->n_dirents, n);
@@ -108,7 +116,9 @@ static int cfs_init_symlink(struct inode *inode)
 	char *target;
 
 	if (inode->i_size != info->data.len)
-		return -EUCLEAN;
+		return cfs_corrupt(CFS_SB(inode->i_sb),
+				   "symlink %llu: size differs from its target's",
+				   cfs_index(inode));
 	target = cfs_read_path(CFS_SB(inode->i_sb), &info->data, false);
 	if (IS_ERR(target))
 		return PTR_ERR(target);
@@ -119,13 +129,17 @@ static int cfs_init_symlink(struct inode *inode)
 
 static int cfs_init_by_type(struct inode *inode, const struct cfs_disk_inode *ci)
 {
+	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
 	dev_t rdev = new_decode_dev(le32_to_cpu(ci->st_rdev));
 	bool is_dev = S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode);
+	u64 index = cfs_index(inode);
 
 	if (ci->digest.len && !S_ISREG(inode->i_mode))
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "inode %llu: digest on a non-regular file",
+				   index);
 	if (rdev && !is_dev)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "inode %llu: rdev on a non-device",
+				   index);
 
 	switch (inode->i_mode & S_IFMT) {
 	case S_IFREG:
@@ -139,12 +153,14 @@ static int cfs_init_by_type(struct inode *inode, const struct cfs_disk_inode *ci
 	case S_IFIFO:
 	case S_IFSOCK:
 		if (CFS_I(inode)->data.len || inode->i_size)
-			return -EUCLEAN;
+			return cfs_corrupt(sbi, "inode %llu: special file with data or a size",
+					   index);
 		inode->i_op = &cfs_special_iops;
 		init_special_inode(inode, inode->i_mode, rdev);
 		return 0;
 	}
-	return -EUCLEAN;
+	return cfs_corrupt(sbi, "inode %llu: unknown file type %o", index,
+			   inode->i_mode & S_IFMT);
 }
 
 static int cfs_fill_inode(struct inode *inode)
@@ -161,10 +177,13 @@ static int cfs_fill_inode(struct inode *inode)
 	nlink = le32_to_cpu(ci.st_nlink);
 	if (!nlink || ci.unused[0] || ci.unused[1] ||
 	    le64_to_cpu(ci.st_size) > MAX_LFS_FILESIZE)
-		return -EUCLEAN;
-	err = cfs_time(&inode->i_mtime, ci.st_mtim_sec, ci.st_mtim_nsec);
+		return cfs_corrupt(sbi, "inode %llu: no links, reserved bytes set or too large",
+				   cfs_index(inode));
+	err = cfs_time(inode, &inode->i_mtime, ci.st_mtim_sec,
+		       ci.st_mtim_nsec);
 	if (!err)
-		err = cfs_time(&inode->i_ctime, ci.st_ctim_sec, ci.st_ctim_nsec);
+		err = cfs_time(inode, &inode->i_ctime, ci.st_ctim_sec,
+			       ci.st_ctim_nsec);
 	if (!err)
 		err = cfs_ref_get(sbi, &ci.variable_data, &info->data);
 	if (!err)
@@ -172,7 +191,8 @@ static int cfs_fill_inode(struct inode *inode)
 	if (err)
 		return err;
 	if (info->xattrs.len && info->xattrs.pos % CFS_VDATA_ALIGN)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "inode %llu: xattr chunk not aligned",
+				   cfs_index(inode));
 
 	inode->i_mode = le32_to_cpu(ci.st_mode);
 	set_nlink(inode, nlink);
@@ -191,7 +211,8 @@ struct inode *cfs_iget(struct super_block *sb, u64 index)
 	int err;
 
 	if (index >= CFS_SB(sb)->num_inodes)
-		return ERR_PTR(-EUCLEAN);
+		return ERR_PTR(cfs_corrupt(CFS_SB(sb), "inode %llu: beyond the table",
+					   index));
 	inode = iget_locked(sb, index + CFS_INO_BASE);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
@@ -200,8 +221,8 @@ struct inode *cfs_iget(struct super_block *sb, u64 index)
 
 	err = cfs_fill_inode(inode);
 	if (err) {
-		if (err == -EUCLEAN)
-			pr_err_ratelimited("corrupt inode %llu in image\n", index);
+		if (err == -EFSCORRUPTED)
+			cfs_err(CFS_SB(sb), "inode %llu refused", index);
 		iget_failed(inode);
 		return ERR_PTR(err);
 	}

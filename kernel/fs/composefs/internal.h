@@ -13,6 +13,9 @@
 #undef pr_fmt
 #define pr_fmt(fmt) "composefs: " fmt
 
+/* An image that breaks a rule of its format (composefs(5)). */
+#define EFSCORRUPTED EUCLEAN
+
 /* Inode numbers are the inode table index plus this base. */
 #define CFS_INO_BASE 1
 
@@ -30,6 +33,7 @@ struct cfs_ref {
 
 struct cfs_sb_info {
 	struct file *image;
+	char *image_name;		/* as given to mount, for messages */
 	u64 image_size;
 	u64 vdata_offset;
 	u64 num_inodes;
@@ -77,6 +81,10 @@ struct cfs_name {
 };
 
 /* reader.c: bounds-checked access to the image */
+__printf(2, 3)
+void cfs_err(const struct cfs_sb_info *sbi, const char *fmt, ...);
+__printf(2, 3)
+int cfs_corrupt(const struct cfs_sb_info *sbi, const char *fmt, ...);
 int cfs_read(struct cfs_sb_info *sbi, u64 pos, void *buf, size_t len);
 int cfs_check_superblock(struct cfs_sb_info *sbi);
 int cfs_read_inode(struct cfs_sb_info *sbi, u64 index, struct cfs_disk_inode *ci);

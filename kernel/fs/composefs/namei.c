@@ -55,11 +55,10 @@ static int cfs_check_parent(struct inode *dir, struct inode *inode)
 	u64 parent = cfs_index(dir) + 1;
 	u64 old = cmpxchg64(&CFS_I(inode)->parent, 0, parent);
 
-	if (old && old != parent) {
-		pr_err_ratelimited("corrupt image: directory %llu has two parents\n",
+	if (old && old != parent)
+		return cfs_corrupt(CFS_SB(dir->i_sb),
+				   "directory %llu: in two directories",
 				   cfs_index(inode));
-		return -EUCLEAN;
-	}
 	return 0;
 }
 

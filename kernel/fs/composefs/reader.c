@@ -2,7 +2,8 @@
 /*
  * composefs image reader: every access goes through the image file's page
  * cache and is checked against the image bounds before use.  A violation
- * of the format rules is reported as -EUCLEAN.
+ * of the format rules is logged by cfs_corrupt(), naming the image and the
+ * rule, and reported as -EFSCORRUPTED.
  */
 
 #include <linux/pagemap.h>
@@ -10,6 +11,39 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "internal.h"
+
+static void cfs_log(const struct cfs_sb_info *sbi, const char *what,
+		    struct va_format *vaf)
+{
+	pr_err_ratelimited("%s: %s%pV\n", sbi->image_name, what, vaf);
+}
+
+/* An error about a mounted image, naming it (as erofs_err() names its sb). */
+void cfs_err(const struct cfs_sb_info *sbi, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	cfs_log(sbi, "", &vaf);
+	va_end(args);
+}
+
+/* A broken rule of the image format: logs which, returns -EFSCORRUPTED. */
+int cfs_corrupt(const struct cfs_sb_info *sbi, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	cfs_log(sbi, "corrupt image: ", &vaf);
+	va_end(args);
+	return -EFSCORRUPTED;
+}
 
 /* Images on filesystems without read_folio (tmpfs) are read with read_iter. */
 static int cfs_read_file(struct cfs_sb_info *sbi, u64 pos, void *buf,
@@ -20,7 +54,9 @@ static int cfs_read_file(struct cfs_sb_info *sbi, u64 pos, void *buf,
 
 	if (n < 0)
 		return n;
-	return n == len ? 0 : -EUCLEAN;
+	if (n != len)
+		return cfs_corrupt(sbi, "short read at offset %llu", pos);
+	return 0;
 }
 
 /*
@@ -55,7 +91,8 @@ int cfs_read(struct cfs_sb_info *sbi, u64 pos, void *buf, size_t len)
 	char *dst = buf;
 
 	if (pos > sbi->image_size || len > sbi->image_size - pos)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "%zu bytes at offset %llu: past the end",
+				   len, pos);
 	if (!sbi->image->f_mapping->a_ops->read_folio)
 		return cfs_read_file(sbi, pos, buf, len);
 
@@ -83,22 +120,23 @@ int cfs_check_superblock(struct cfs_sb_info *sbi)
 	int err, i;
 
 	if (sbi->image_size < CFS_SUPERBLOCK_SIZE + CFS_INODE_SIZE)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "smaller than a superblock and one inode");
 	err = cfs_read(sbi, 0, &sb, sizeof(sb));
 	if (err)
 		return err;
 	if (le32_to_cpu(sb.magic) != CFS_MAGIC ||
 	    le32_to_cpu(sb.version) != CFS_VERSION)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "bad magic or version");
 	for (i = 0; i < ARRAY_SIZE(sb.unused); i++)
 		if (sb.unused[i])
-			return -EUCLEAN;
+			return cfs_corrupt(sbi, "reserved superblock bytes set");
 
 	vdata = le64_to_cpu(sb.vdata_offset);
 	if (vdata < CFS_SUPERBLOCK_SIZE + CFS_INODE_SIZE ||
 	    vdata > sbi->image_size || vdata % CFS_VDATA_ALIGN ||
 	    (vdata - CFS_SUPERBLOCK_SIZE) % CFS_INODE_SIZE)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "vdata_offset %llu: outside or misaligned",
+				   vdata);
 	sbi->vdata_offset = vdata;
 	sbi->num_inodes = (vdata - CFS_SUPERBLOCK_SIZE) / CFS_INODE_SIZE;
 	return 0;
@@ -107,7 +145,8 @@ int cfs_check_superblock(struct cfs_sb_info *sbi)
 int cfs_read_inode(struct cfs_sb_info *sbi, u64 index, struct cfs_disk_inode *ci)
 {
 	if (index >= sbi->num_inodes)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "inode %llu: beyond the inode table",
+				   index);
 	return cfs_read(sbi, CFS_SUPERBLOCK_SIZE + index * CFS_INODE_SIZE, ci,
 			sizeof(*ci));
 }
@@ -121,7 +160,8 @@ int cfs_ref_get(struct cfs_sb_info *sbi, const struct cfs_disk_vdata *vd,
 	u32 len = le32_to_cpu(vd->len);
 
 	if (off > size || len > size - off)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "reference of %u bytes at %llu: outside the variable data",
+				   len, off);
 	ref->pos = sbi->vdata_offset + off;
 	ref->len = len;
 	return 0;
@@ -148,12 +188,14 @@ int cfs_dir_count(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 	if (!dir->len)
 		return 0;
 	if (dir->len < sizeof(n) || dir->pos % CFS_VDATA_ALIGN)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "directory chunk at %llu: too short or not aligned",
+				   dir->pos);
 	err = cfs_read(sbi, dir->pos, &n, sizeof(n));
 	if (err)
 		return err;
 	if ((u64)le32_to_cpu(n) * CFS_DIRENT_SIZE > dir->len - sizeof(n))
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "directory chunk at %llu: %u dirents do not fit",
+				   dir->pos, le32_to_cpu(n));
 	*n_dirents = le32_to_cpu(n);
 	return 0;
 }
@@ -169,7 +211,7 @@ int cfs_dir_entry(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 	int err;
 
 	if (i >= n_dirents)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent %u of %u", i, n_dirents);
 	err = cfs_read(sbi, dir->pos + sizeof(__le32) + (u64)i * CFS_DIRENT_SIZE,
 		       &de, sizeof(de));
 	if (err)
@@ -177,12 +219,14 @@ int cfs_dir_entry(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 	name_off = le32_to_cpu(de.name_offset);
 	if (!de.name_len || name_off > names_len ||
 	    de.name_len > names_len - name_off)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent %u: empty name or name outside its chunk",
+				   i);
 	out->inode_num = le32_to_cpu(de.inode_num);
 	out->d_type = de.d_type;
 	out->len = de.name_len;
 	if (out->inode_num >= sbi->num_inodes || de._padding)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent %u: inode %u beyond the table, or padding set",
+				   i, out->inode_num);
 	return cfs_read(sbi, names + name_off, out->name, out->len);
 }
 
@@ -207,17 +251,20 @@ static int cfs_check_dirent(struct cfs_sb_info *sbi, const struct cfs_name *e)
 	int err;
 
 	if (!cfs_dtype_valid(e->d_type) || e->inode_num == CFS_ROOT_INO)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent \"%*pE\": bad d_type %u or names the root",
+				   e->len, e->name, e->d_type);
 	if (memchr(e->name, '/', e->len) || memchr(e->name, '\0', e->len))
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent \"%*pE\": '/' or NUL in a name",
+				   e->len, e->name);
 	if ((e->len == 1 && e->name[0] == '.') ||
 	    (e->len == 2 && e->name[0] == '.' && e->name[1] == '.'))
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent named . or ..");
 	err = cfs_read_inode(sbi, e->inode_num, &target);
 	if (err)
 		return err;
 	if (S_DT(le32_to_cpu(target.st_mode)) != e->d_type)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "dirent \"%*pE\": d_type %u, inode %u has another type",
+				   e->len, e->name, e->d_type, e->inode_num);
 	return 0;
 }
 
@@ -246,7 +293,8 @@ int cfs_dir_validate(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 			err = cfs_check_dirent(sbi, cur);
 		if (!err && i &&
 		    cfs_name_cmp(prev->name, prev->len, cur->name, cur->len) >= 0)
-			err = -EUCLEAN;
+			err = cfs_corrupt(sbi, "dirent \"%*pE\": names not sorted or repeated",
+					  cur->len, cur->name);
 		if (err)
 			break;
 		swap(cur, prev);
@@ -283,15 +331,17 @@ char *cfs_read_path(struct cfs_sb_info *sbi, const struct cfs_ref *ref,
 	int err;
 
 	if (!ref->len || ref->len > CFS_MAX_PATH)
-		return ERR_PTR(-EUCLEAN);
+		return ERR_PTR(cfs_corrupt(sbi, "path of %u bytes at %llu, not 1 to %d",
+					   ref->len, ref->pos, CFS_MAX_PATH));
 	s = kmalloc(ref->len + 1, GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	err = cfs_read(sbi, ref->pos, s, ref->len);
 	if (!err && memchr(s, '\0', ref->len))
-		err = -EUCLEAN;
+		err = cfs_corrupt(sbi, "path at %llu: NUL inside", ref->pos);
 	if (!err && backing && !cfs_backing_path_valid(s, ref->len))
-		err = -EUCLEAN;
+		err = cfs_corrupt(sbi, "backing path \"%*pE\": absolute or with ..",
+				  (int)ref->len, s);
 	if (err) {
 		kfree(s);
 		return ERR_PTR(err);

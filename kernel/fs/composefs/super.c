@@ -79,6 +79,9 @@ static int cfs_open_image(struct fs_context *fc, struct cfs_sb_info *sbi)
 	if (IS_ERR(image))
 		return PTR_ERR(image);
 	sbi->image = image;
+	sbi->image_name = kstrdup(fc->source, GFP_KERNEL);
+	if (!sbi->image_name)
+		return -ENOMEM;
 	if (!S_ISREG(file_inode(image)->i_mode))
 		return invalfc(fc, "%s: not a regular file", fc->source);
 	sbi->image_size = i_size_read(file_inode(image));
@@ -199,7 +202,7 @@ static int cfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!S_ISDIR(root->i_mode)) {
 		iput(root);
 		errorfc(fc, "%s: root is not a directory", fc->source);
-		return -EUCLEAN;
+		return -EFSCORRUPTED;
 	}
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
@@ -319,6 +322,7 @@ static void cfs_kill_sb(struct super_block *sb)
 	if (sbi->image)
 		fput(sbi->image);
 	kfree(sbi->basedir_opt);
+	kfree(sbi->image_name);
 	kfree(sbi);
 }
 
@@ -338,10 +342,57 @@ static void cfs_inode_init_once(void *ptr)
 	inode_init_once(&info->vfs_inode);
 }
 
+/* The on-disk layout of linux/composefs.h, pinned (see composefs(5)). */
+static void __init cfs_check_disk_layout(void)
+{
+	BUILD_BUG_ON(sizeof(struct cfs_disk_superblock) != CFS_SUPERBLOCK_SIZE);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_superblock, version) != 0);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_superblock, magic) != 4);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_superblock, vdata_offset) != 8);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_superblock, unused) != 16);
+
+	BUILD_BUG_ON(sizeof(struct cfs_disk_vdata) != 12);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_vdata, off) != 0);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_vdata, len) != 8);
+
+	BUILD_BUG_ON(sizeof(struct cfs_disk_inode) != CFS_INODE_SIZE);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_mode) != 0);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_nlink) != 4);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_uid) != 8);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_gid) != 12);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_rdev) != 16);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_size) != 20);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_mtim_sec) != 28);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_mtim_nsec) != 36);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_ctim_sec) != 40);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, st_ctim_nsec) != 48);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, variable_data) != 52);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, xattrs) != 64);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, digest) != 76);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_inode, unused) != 88);
+
+	BUILD_BUG_ON(sizeof(struct cfs_disk_dirent) != CFS_DIRENT_SIZE);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_dirent, inode_num) != 0);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_dirent, name_offset) != 4);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_dirent, name_len) != 8);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_dirent, d_type) != 9);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_dirent, _padding) != 10);
+	BUILD_BUG_ON(sizeof(struct cfs_disk_dir_header) != 4);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_dir_header, dirents) != 4);
+
+	BUILD_BUG_ON(sizeof(struct cfs_disk_xattr_element) !=
+		     CFS_XATTR_ELEM_SIZE);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_xattr_element, key_length) != 0);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_xattr_element, value_length) != 2);
+	BUILD_BUG_ON(sizeof(struct cfs_disk_xattr_header) != 2);
+	BUILD_BUG_ON(offsetof(struct cfs_disk_xattr_header, attr) != 2);
+}
+
 static int __init cfs_init(void)
 {
 	int err;
 
+	cfs_check_disk_layout();
 	cfs_inode_cachep = kmem_cache_create("composefs_inode",
 					     sizeof(struct cfs_inode_info), 0,
 					     SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,

@@ -33,12 +33,13 @@ static int cfs_xattr_step(struct cfs_sb_info *sbi, u64 elem_pos, u64 *data,
 	key->value_len = le16_to_cpu(el.value_length);
 	if (!key->len || key->len > CFS_MAX_XATTR_KEY ||
 	    (u64)key->len + key->value_len > end - *data)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "xattr at %llu: key of %u bytes or value outside the chunk",
+				   elem_pos, key->len);
 	err = cfs_read(sbi, *data, key->name, key->len);
 	if (err)
 		return err;
 	if (memchr(key->name, '\0', key->len))
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "xattr at %llu: NUL in a key", elem_pos);
 	key->value_pos = *data + key->len;
 	*data += (u64)key->len + key->value_len;
 	return 0;
@@ -58,14 +59,15 @@ static int cfs_xattr_walk(struct inode *inode, cfs_xattr_actor actor,
 	if (!ref->len)
 		return 0;
 	if (ref->len < sizeof(n_le))
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "xattr chunk at %llu: too short", ref->pos);
 	err = cfs_read(sbi, ref->pos, &n_le, sizeof(n_le));
 	if (err)
 		return err;
 	n = le16_to_cpu(n_le);
 	data = ref->pos + sizeof(n_le) + (u64)n * CFS_XATTR_ELEM_SIZE;
 	if (data > end)
-		return -EUCLEAN;
+		return cfs_corrupt(sbi, "xattr chunk at %llu: %u elements do not fit",
+				   ref->pos, n);
 
 	buf = kmalloc_array(2, sizeof(*buf), GFP_KERNEL);
 	if (!buf)
@@ -78,7 +80,8 @@ static int cfs_xattr_walk(struct inode *inode, cfs_xattr_actor actor,
 				     &data, end, cur);
 		if (!err && i &&
 		    cfs_name_cmp(prev->name, prev->len, cur->name, cur->len) >= 0)
-			err = -EUCLEAN;
+			err = cfs_corrupt(sbi, "xattr \"%*pE\": keys not sorted or repeated",
+					  cur->len, cur->name);
 		if (!err)
 			err = actor(inode, cur, priv);
 		if (err)
