@@ -22,6 +22,11 @@ static void usage(FILE *f)
 	      "OCI layout\n"
 	      "directory) into objects in a composefs object store and one "
 	      "manifest.\n"
+	      "IMAGE may also name a transport, as skopeo does: "
+	      "docker://REF,\n"
+	      "containers-storage:REF, oci:DIR[:REF], oci-archive:FILE[:REF],\n"
+	      "docker-archive:FILE[:REF], dir:DIR. Layers the store holds "
+	      "are not fetched.\n"
 	      "\n"
 	      "  -s, --store=DIR        object store (default " DEFAULT_STORE
 	      ")\n"
@@ -235,7 +240,7 @@ static int convert(const struct convert_opts *o)
 	size_t len;
 	int r = -1;
 
-	if (cfs_oci_open(&img, o->image, o->ref, o->platform) < 0)
+	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform) < 0)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
 		goto out;

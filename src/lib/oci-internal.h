@@ -142,12 +142,16 @@ bool oci_platform_match(const struct oci_platform *want, const char *os,
 
 struct oci_priv {
 	struct oci_source src;
-	char **layer_paths; /* member/file name of each layer blob */
+	char **layer_paths;	 /* member/file name of each layer blob */
+	struct oci_proxy *proxy; /* an image read through skopeo, or NULL */
 };
 
 int oci_open_layout(struct cfs_oci_image *img, const char *ref,
 		    const char *platform);
 int oci_open_docker(struct cfs_oci_image *img, const char *ref,
+		    const char *platform);
+/* name: a skopeo transport name, e.g. "docker://..." (oci-remote.c) */
+int oci_open_remote(struct cfs_oci_image *img, const char *name,
 		    const char *platform);
 
 static inline struct oci_priv *oci_priv(const struct cfs_oci_image *img)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "oci-internal.h"
+#include "oci-proxy.h"
 #include "util.h"
 
 static int open_kind(struct cfs_oci_image *img, const char *ref,
@@ -29,9 +30,9 @@ int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
 	img->source = xstrdup(path);
 	img->priv = priv;
 	priv->src.dirfd = -1;
+	/* the caller names the image in its message */
 	if (oci_source_open(&priv->src, img->source) < 0 ||
 	    open_kind(img, ref, platform) < 0) {
-		cfs_error_prefix("%s", path);
 		cfs_oci_close(img);
 		return -1;
 	}
@@ -47,6 +48,7 @@ void cfs_oci_close(struct cfs_oci_image *img)
 		return;
 	priv = img->priv;
 	oci_source_close(&priv->src);
+	oci_proxy_close(priv->proxy);
 	for (size_t i = 0; priv->layer_paths && i < img->n_layers; i++)
 		free(priv->layer_paths[i]);
 	free(priv->layer_paths);
