@@ -16,6 +16,7 @@ struct convert_opts {
 	const char *store;
 	const char *ref;
 	const char *platform;
+	const char *policy; /* --signature-policy */
 	const char *output;
 	bool json;
 	int verbose; /* -1 quiet, 0 normal, 1 verbose */

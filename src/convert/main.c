@@ -48,6 +48,8 @@ static void usage(FILE *f)
 	      "as\n"
 	      "                         cfs-podman add does (not with "
 	      "--output)\n"
+	      "      --signature-policy=FILE  policy.json for transport names\n"
+	      "                         (default: as podman finds it)\n"
 	      "  -j, --threads=N        layers read in parallel (default: "
 	      "cores)\n"
 	      "  -q, --quiet            no progress display\n"
@@ -67,6 +69,7 @@ enum {
 	OPT_NO_VERITY,
 	OPT_NO_CACHE,
 	OPT_PODMAN,
+	OPT_POLICY,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +83,7 @@ static const struct option long_opts[] = {
 	{"no-verity", no_argument, NULL, OPT_NO_VERITY},
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 	{"podman", no_argument, NULL, OPT_PODMAN},
+	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"threads", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -143,6 +147,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 			break;
 		case OPT_PODMAN:
 			o->podman = true;
+			break;
+		case OPT_POLICY:
+			o->policy = optarg;
 			break;
 		case OPT_SYNC:
 			if (parse_sync(optarg, &o->store_opts.sync) < 0) {
@@ -240,7 +247,8 @@ static int convert(const struct convert_opts *o)
 	size_t len;
 	int r = -1;
 
-	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform) < 0)
+	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform, o->policy) <
+	    0)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
 		goto out;

@@ -150,6 +150,13 @@ int oci_open_layout(struct cfs_oci_image *img, const char *ref,
 		    const char *platform);
 int oci_open_docker(struct cfs_oci_image *img, const char *ref,
 		    const char *platform);
+/*
+ * 0 when the signature policy (file policy, or the default one) accepts an
+ * image of transport ("docker", "oci", ...) and, for docker, identity (the
+ * normalised name, e.g. "docker.io/library/x:latest"); -1 with a message.
+ */
+int oci_policy_check(const char *policy, const char *transport,
+		     const char *identity);
 /* name: a skopeo transport name, e.g. "docker://..." (oci-remote.c) */
 int oci_open_remote(struct cfs_oci_image *img, const char *name,
 		    const char *platform);

@@ -22,7 +22,7 @@ struct parsed {
 	char *path;	/* T_LOCAL: the file or directory */
 	char *ref;	/* T_LOCAL: the reference after the path, or NULL */
 	char *record;	/* the name to record (normalised), or NULL */
-	const char *tp; /* the transport prefix, for messages */
+	const char *tp; /* the transport, as policy.json names it */
 };
 
 static bool is_hex_id(const char *s)
@@ -97,21 +97,26 @@ static void parse(struct parsed *p, const char *name)
 		return;
 	if (!strncmp(name, "docker://", 9)) {
 		p->kind = T_REMOTE;
-		p->tp = "docker://";
+		p->tp = "docker";
 		p->record = cfs_oci_normalize_name(name + 9);
 	} else if (!strncmp(name, "containers-storage:", 19)) {
 		p->kind = T_REMOTE;
+		p->tp = "containers-storage";
 		p->record = storage_record(name + 19);
 	} else if (!strncmp(name, "dir:", 4)) {
 		p->kind = T_REMOTE;
+		p->tp = "dir";
 	} else if (!strncmp(name, "oci:", 4)) {
 		p->kind = T_LOCAL;
+		p->tp = "oci";
 		split_ref(p, name + 4);
 	} else if (!strncmp(name, "oci-archive:", 12)) {
 		p->kind = T_LOCAL;
+		p->tp = "oci-archive";
 		split_ref(p, name + 12);
 	} else if (!strncmp(name, "docker-archive:", 15)) {
 		p->kind = T_LOCAL;
+		p->tp = "docker-archive";
 		split_ref(p, name + 15);
 		if (p->ref && p->ref[0] == '@')
 			p->kind = T_REMOTE;
@@ -145,12 +150,19 @@ static int open_remote(struct cfs_oci_image **out, const char *name,
 }
 
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
-		      const char *ref, const char *platform)
+		      const char *ref, const char *platform, const char *policy)
 {
 	struct parsed p;
 	int r;
 
 	parse(&p, name);
+	/* a plain path is a local file the user has, as before: no policy */
+	if (p.kind != T_NONE &&
+	    oci_policy_check(policy, p.tp,
+			     !strcmp(p.tp, "docker") ? p.record : NULL) < 0) {
+		parsed_free(&p);
+		return -1;
+	}
 	switch (p.kind) {
 	case T_LOCAL:
 		r = cfs_oci_open(out, p.path, ref ? ref : p.ref, platform);

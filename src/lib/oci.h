@@ -51,10 +51,13 @@ void cfs_oci_close(struct cfs_oci_image *img);
  * oci-archive:FILE[:REF], docker-archive:FILE[:REF]; an existing file or
  * directory of that name is always read as a path. For docker:// and
  * containers-storage:, img->ref_name is the name normalised as podman
- * records it (docker.io/library/NAME:latest).
+ * records it (docker.io/library/NAME:latest). A transport name is refused
+ * when the signature policy rejects it (policy: a policy.json, or NULL for
+ * the default one, as podman finds it).
  */
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
-		      const char *ref, const char *platform);
+		      const char *ref, const char *platform,
+		      const char *policy);
 /* A docker reference normalised as podman records it (malloc'ed). */
 char *cfs_oci_normalize_name(const char *name);
 
