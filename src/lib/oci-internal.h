@@ -150,6 +150,8 @@ int oci_open_layout(struct cfs_oci_image *img, const char *ref,
 		    const char *platform);
 int oci_open_docker(struct cfs_oci_image *img, const char *ref,
 		    const char *platform);
+/* containers-storage: layers become (DiffID, tar size) (oci-storage.c) */
+int oci_storage_layers(struct cfs_oci_image *img, const char *name);
 /*
  * 0 when the signature policy (file policy, or the default one) accepts an
  * image of transport ("docker", "oci", ...) and, for docker, identity (the

@@ -72,5 +72,7 @@ int oci_open_remote(struct cfs_oci_image *img, const char *name,
 	json_object_put(m);
 	if (r == 0 && platform)
 		r = oci_config_check_platform(img, platform);
+	if (r == 0 && !strncmp(name, "containers-storage:", 19))
+		r = oci_storage_layers(img, name + 19);
 	return r;
 }
