@@ -187,6 +187,27 @@ static void save_cache(struct pipeline *p)
 	}
 }
 
+/*
+ * After a failed conversion, the layers read whole are kept (their objects
+ * and cache records), so a retry (say, after a cut connection) fetches only
+ * what is missing. Objects of the failed layer are complete objects too but
+ * nothing names them: they are left for garbage collection.
+ */
+static void keep_read_layers(struct pipeline *p)
+{
+	char *err = xstrdup(cfs_strerror());
+
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		if (p->state[i] != LAYER_READ)
+			continue;
+		if (cfs_store_commit(p->store) == 0)
+			save_cache(p);
+		break;
+	}
+	cfs_error("%s", err);
+	free(err);
+}
+
 static int thread_count(const struct convert_opts *o, size_t todo)
 {
 	long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
@@ -247,8 +268,10 @@ int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 		else
 			save_cache(&p);
 	}
-	if (failed >= 0 && failed < (ssize_t)n)
+	if (failed >= 0 && failed < (ssize_t)n) {
 		cfs_error("%s", p.errors[failed]);
+		keep_read_layers(&p);
+	}
 	pipeline_free(&p);
 	return failed >= 0 ? -1 : 0;
 }

@@ -4,8 +4,8 @@
  * oci-archive: and docker-archive: map onto the local readers (oci.c): they
  * read blobs in parallel straight from the file, without a skopeo process
  * and a pipe copy per byte, and they are the readers hardened against
- * hostile archives. docker://, containers-storage:, dir: (and a
- * docker-archive "@N" index, which the local reader does not take) go
+ * hostile archives (skopeo 1.9's proxy also fails on docker-archive
+ * layers: "Unknown blob"). docker://, containers-storage: and dir: go
  * through skopeo's image proxy (oci-remote.c).
  */
 #include <ctype.h>
@@ -118,8 +118,6 @@ static void parse(struct parsed *p, const char *name)
 		p->kind = T_LOCAL;
 		p->tp = "docker-archive";
 		split_ref(p, name + 15);
-		if (p->ref && p->ref[0] == '@')
-			p->kind = T_REMOTE;
 	}
 }
 
