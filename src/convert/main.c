@@ -254,7 +254,7 @@ static int convert(const struct convert_opts *o)
 		goto out;
 	interrupt_store = store;
 	t = cfs_tree_new();
-	progress_start(o->verbose >= 0 && isatty(2), (unsigned)img->n_layers);
+	progress_start(o->verbose >= 0 && isatty(2), img);
 	r = convert_layers(o, img, store, t, &st);
 	progress_end();
 	if (interrupted)

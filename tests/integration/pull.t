@@ -127,6 +127,23 @@ before=$(blob_gets cfs/app)
 pull "$TMP/s2" "docker://$R/cfs/app:v2" >/dev/null 2>&1
 is "$(($(blob_gets cfs/app) - before))" 1 "pulling v2 again fetches only its config"
 
+# progress on a terminal: bytes per layer, and which layers were cached
+if command -v script >/dev/null; then
+	pull "$TMP/s2b" "docker://$R/cfs/app:v1" >/dev/null 2>&1
+	script -qec "'$B' docker://$R/cfs/app:v2 --store '$TMP/s2b' --sync=none \
+		--signature-policy '$TMP/accept.json'" /dev/null \
+		>"$TMP/tty2.out" 2>&1
+	tr '\r' '\n' <"$TMP/tty2.out" >"$TMP/tty2.txt"
+	grep -q "^.*layer 1/3 sha256:[0-9a-f]*: cached" "$TMP/tty2.txt" &&
+		grep -q "layer 2/3 sha256:[0-9a-f]*: cached" "$TMP/tty2.txt" &&
+		grep -qE "layer 3/3 sha256:[0-9a-f]*: [0-9.]+ (B|KiB|MiB) fetched" \
+			"$TMP/tty2.txt"
+	ok $? "progress on a terminal names cached layers and bytes fetched" ||
+		diag_file "$TMP/tty2.txt"
+else
+	skip 1 "no script(1) to make a terminal"
+fi
+
 # --- 3. other transports ----------------------------------------------------
 pull "$TMP/s3" "oci:$L:shared-a" -o "$TMP/t-oci.cfs" >/dev/null 2>"$TMP/t.err"
 ok $? "oci:DIR:TAG" || diag_file "$TMP/t.err"
