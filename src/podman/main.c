@@ -27,6 +27,10 @@ static void usage(FILE *f)
 	      "  add NAME|MANIFEST [--name REPO:TAG]... [--mountpoint DIR]\n"
 	      "                             mount an image and register it "
 	      "with podman\n"
+	      "  pull IMAGE                 oci2cfs --podman IMAGE: pull "
+	      "(docker://...,\n"
+	      "                             containers-storage:..., a "
+	      "file), convert, add\n"
 	      "  list                       registered images, mounts, "
 	      "digests\n"
 	      "  remove IMAGE               unregister (refused while a "
@@ -48,11 +52,13 @@ static void usage(FILE *f)
 	      "mounted at DIR\n"
 	      "      --install           setup: edit the file instead of "
 	      "printing\n"
+	      "      --signature-policy=FILE  pull: policy.json (default: "
+	      "as podman)\n"
 	      "  -h, --help              show this help\n",
 	      f);
 }
 
-enum { OPT_STORAGE_CONF = 256, OPT_MOUNTPOINT, OPT_INSTALL };
+enum { OPT_STORAGE_CONF = 256, OPT_MOUNTPOINT, OPT_INSTALL, OPT_POLICY };
 
 static const struct option long_opts[] = {
 	{"store", required_argument, NULL, 's'},
@@ -60,6 +66,7 @@ static const struct option long_opts[] = {
 	{"name", required_argument, NULL, 'n'},
 	{"mountpoint", required_argument, NULL, OPT_MOUNTPOINT},
 	{"install", no_argument, NULL, OPT_INSTALL},
+	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -70,6 +77,7 @@ struct args {
 	size_t n_names;
 	const char *mountpoint;
 	bool install;
+	const char *policy;
 	char **pos; /* command and its arguments */
 	int n_pos;
 };
@@ -98,6 +106,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_INSTALL:
 			a->install = true;
+			break;
+		case OPT_POLICY:
+			a->policy = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -165,6 +176,11 @@ static int dispatch(struct args *a)
 			cmd);
 		return 2;
 	}
+	if (strcmp(cmd, "pull") && a->policy) {
+		fprintf(stderr, TOOL ": %s: --signature-policy is for pull\n",
+			cmd);
+		return 2;
+	}
 	if (strcmp(cmd, "setup") && a->install) {
 		fprintf(stderr, TOOL ": %s: --install is for setup\n", cmd);
 		return 2;
@@ -180,6 +196,10 @@ static int dispatch(struct args *a)
 		return nargs(a, 1, "expected one NAME or MANIFEST")
 			       ? 2
 			       : cmd_add(a);
+	if (!strcmp(cmd, "pull"))
+		return nargs(a, 1, "expected one IMAGE")
+			       ? 2
+			       : cmd_pull(&a->o, a->pos[1], a->policy);
 	if (!strcmp(cmd, "remove"))
 		return nargs(a, 1, "expected one IMAGE") ? 2 : cmd_remove(a);
 	if (!strcmp(cmd, "list"))

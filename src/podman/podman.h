@@ -14,5 +14,8 @@ int cmd_setup(const struct cfs_podman_opts *o, bool install, const char *file);
 int cmd_list(const struct cfs_podman_opts *o);
 /* check (repair false) or sync (repair true). */
 int cmd_check(const struct cfs_podman_opts *o, bool repair);
+/* Runs oci2cfs --podman IMAGE (exec: returns only on failure). */
+int cmd_pull(const struct cfs_podman_opts *o, const char *image,
+	     const char *policy);
 
 #endif
