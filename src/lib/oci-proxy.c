@@ -11,12 +11,14 @@
  * proxy's own digest and size check) only returns once the whole payload
  * went into the pipe, so FinishPipe is sent right after the reply that
  * brings a pipe, and the pipe is read to its end before the FinishPipe reply
- * is read. A proxy thus streams one payload at a time (p->lock).
+ * is read. A proxy thus streams one payload at a time (p->lock); blobs
+ * fetched at once go through a small pool of proxies.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +35,19 @@
 #define PROXY_FD 3
 #define REPLY_MAX (64 * 1024)
 #define STDERR_SHOWN 4096 /* tail of skopeo's stderr read for a message */
+#define POOL_MAX 8	  /* proxies of one image (blobs fetched at once) */
 
 struct oci_proxy {
 	pid_t pid;
 	int sock;
 	int errfd; /* memfd that collects skopeo's stderr */
 	int64_t imgid;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* held while a request or a payload is on */
+	/* the first proxy of an image also holds the pool of the others */
+	char *name, *platform;
+	struct oci_proxy *_Atomic next;
+	pthread_mutex_t pool_lock;
+	unsigned int n_pool;
 };
 
 struct oci_proxy_pipe {
@@ -332,6 +340,9 @@ int oci_proxy_open(struct oci_proxy **out, const char *name,
 	p->errfd = -1;
 	p->pid = -1;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->pool_lock, NULL);
+	p->name = xstrdup(name);
+	p->platform = platform ? xstrdup(platform) : NULL;
 	if (spawn(p, platform) < 0 || initialize(p) < 0 ||
 	    open_image(p, name) < 0) {
 		oci_proxy_close(p);
@@ -341,10 +352,39 @@ int oci_proxy_open(struct oci_proxy **out, const char *name,
 	return 0;
 }
 
+/*
+ * A proxy to fetch a blob through, locked: a free one of the pool, else a
+ * new one while the pool is small (one skopeo streams one blob at a time,
+ * see the top), else the first one once it is free.
+ */
+static struct oci_proxy *take_proxy(struct oci_proxy *p)
+{
+	struct oci_proxy *q;
+
+	for (q = p; q; q = atomic_load(&q->next))
+		if (pthread_mutex_trylock(&q->lock) == 0)
+			return q;
+	pthread_mutex_lock(&p->pool_lock);
+	if (p->n_pool < POOL_MAX &&
+	    oci_proxy_open(&q, p->name, p->platform) == 0) {
+		pthread_mutex_lock(&q->lock);
+		atomic_store(&q->next, atomic_load(&p->next));
+		atomic_store(&p->next, q);
+		p->n_pool++;
+		pthread_mutex_unlock(&p->pool_lock);
+		return q;
+	}
+	p->n_pool = POOL_MAX; /* starting one failed: do not try again */
+	pthread_mutex_unlock(&p->pool_lock);
+	pthread_mutex_lock(&p->lock);
+	return p;
+}
+
 void oci_proxy_close(struct oci_proxy *p)
 {
 	if (!p)
 		return;
+	oci_proxy_close(atomic_load(&p->next));
 	/* skopeo exits at the end of its socket */
 	if (p->sock >= 0)
 		close(p->sock);
@@ -354,6 +394,9 @@ void oci_proxy_close(struct oci_proxy *p)
 	if (p->errfd >= 0)
 		close(p->errfd);
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->pool_lock);
+	free(p->name);
+	free(p->platform);
 	free(p);
 }
 
@@ -381,13 +424,13 @@ static int pipe_start(struct oci_proxy *p, struct reply *r,
 	return 0;
 }
 
+/* With p->lock held; released unless a pipe is returned. */
 static int pipe_request(struct oci_proxy *p, const char *method,
 			struct json_object *args, struct oci_proxy_pipe **out)
 {
 	struct reply r;
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
 	ret = proxy_call(p, method, args, &r);
 	if (ret == 0) {
 		ret = pipe_start(p, &r, out, method);
@@ -403,6 +446,7 @@ int oci_proxy_blob(struct oci_proxy *p, const char *digest, uint64_t size,
 {
 	struct json_object *args = json_object_new_array();
 
+	p = take_proxy(p);
 	json_object_array_add(args, json_object_new_int64(p->imgid));
 	json_object_array_add(args, json_object_new_string(digest));
 	json_object_array_add(args, json_object_new_int64((int64_t)size));
@@ -456,6 +500,7 @@ int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
 	ssize_t r = 0;
 
 	json_object_array_add(args, json_object_new_int64(p->imgid));
+	pthread_mutex_lock(&p->lock);
 	if (pipe_request(p, "GetManifest", args, &pp) < 0)
 		return -1;
 	for (;;) {
