@@ -235,6 +235,17 @@ static int register_podman(const struct convert_opts *o,
 	return 0;
 }
 
+/* "oci2cfs: IMAGE: MESSAGE", without IMAGE twice when the reader named it */
+static void print_error(const char *image)
+{
+	const char *msg = cfs_strerror();
+	size_t n = strlen(image);
+
+	if (!strncmp(msg, image, n) && !strncmp(msg + n, ": ", 2))
+		msg += n + 2;
+	fprintf(stderr, "oci2cfs: %s: %s\n", image, msg);
+}
+
 static int convert(const struct convert_opts *o)
 {
 	struct cfs_oci_image *img = NULL;
@@ -279,7 +290,7 @@ out:
 	if (r < 0 && interrupted)
 		cfs_error("interrupted by signal %d", (int)interrupted);
 	if (r < 0)
-		fprintf(stderr, "oci2cfs: %s: %s\n", o->image, cfs_strerror());
+		print_error(o->image);
 	free(manifest);
 	free(res.manifest_path);
 	free(res.ref_name);

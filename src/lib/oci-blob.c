@@ -17,7 +17,7 @@ struct cfs_blob {
 	EVP_MD_CTX *md;		     /* NULL when there is no digest to check */
 	struct oci_digest want;
 	uint64_t size, got;
-	char *label; /* "blob DIGEST" for messages */
+	char *label; /* "IMAGE: blob DIGEST" for messages */
 	int state;   /* 0 reading, 1 ended and good, -1 failed */
 };
 
@@ -37,10 +37,9 @@ int cfs_oci_open_layer(struct cfs_oci_image *img, size_t i,
 	l = &img->layers[i];
 	b = xcalloc(1, sizeof(*b));
 	b->size = l->size;
-	/* the caller names the image */
 	b->label = l->digest[0]
-			   ? xasprintf("blob %s", l->digest)
-			   : xasprintf("layer %s",
+			   ? xasprintf("%s: blob %s", img->source, l->digest)
+			   : xasprintf("%s: layer %s", img->source,
 				       oci_printable(pbuf, sizeof(pbuf),
 						     priv->layer_paths[i]));
 	if (l->digest[0]) {

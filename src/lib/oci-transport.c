@@ -158,6 +158,7 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 	if (p.kind != T_NONE &&
 	    oci_policy_check(policy, p.tp,
 			     !strcmp(p.tp, "docker") ? p.record : NULL) < 0) {
+		cfs_error_prefix("%s", name);
 		parsed_free(&p);
 		return -1;
 	}
@@ -167,6 +168,8 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		break;
 	case T_REMOTE:
 		r = open_remote(out, name, &p, platform);
+		if (r < 0)
+			cfs_error_prefix("%s", name);
 		break;
 	default:
 		r = cfs_oci_open(out, name, ref, platform);

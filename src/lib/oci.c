@@ -30,9 +30,9 @@ int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
 	img->source = xstrdup(path);
 	img->priv = priv;
 	priv->src.dirfd = -1;
-	/* the caller names the image in its message */
 	if (oci_source_open(&priv->src, img->source) < 0 ||
 	    open_kind(img, ref, platform) < 0) {
+		cfs_error_prefix("%s", path);
 		cfs_oci_close(img);
 		return -1;
 	}
