@@ -91,6 +91,15 @@ pull "$TMP/s1" "docker://$R/cfs/app" >/dev/null 2>"$TMP/p1b.err"
 ok $? "a name without a tag pulls :latest" || diag_file "$TMP/p1b.err"
 [ -e "$TMP/s1/refs/$R/cfs/app:latest" ]
 ok $? "and records it as $R/cfs/app:latest"
+case $(uname -m) in x86_64) here=amd64 other=arm64 ;; *) here=arm64 other=amd64 ;; esac
+pull "$TMP/s1" "docker://$R/cfs/app:v1" --platform "linux/$here" -o "$TMP/plat.cfs" \
+	>/dev/null 2>"$TMP/plat.err"
+ok $? "--platform linux/$here (the image's) pulls" || diag_file "$TMP/plat.err"
+pull "$TMP/s1" "docker://$R/cfs/app:v1" --platform "linux/$other" -o "$TMP/plat2.cfs" \
+	>/dev/null 2>"$TMP/plat.err"
+[ $? -eq 1 ] && grep -q "not linux/$other" "$TMP/plat.err"
+ok $? "--platform linux/$other is refused: the image is for linux/$here" ||
+	diag_file "$TMP/plat.err"
 store_mismatches "$TMP/s1" >"$TMP/bad1"
 ok $? "every object is named by its fs-verity digest" || diag_file "$TMP/bad1"
 
