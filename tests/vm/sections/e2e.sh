@@ -2,9 +2,10 @@
 # the VM's loopback; the fixture images pushed to it and pulled back with
 # skopeo (oci-archive) and straight by oci2cfs docker://, converted by
 # oci2cfs into a store on the verity ext4, mounted through
-# mount.composefs (store=NAME, digest=, an fstab line, upperdir=), a program run from the image; the store unchanged by
-# all of it; dedup and page-cache sharing across two images; the helper's
-# failure paths with their messages and exit codes.
+# mount.composefs (store=NAME, digest=, an fstab line, upperdir=), a
+# program run from the image; the store unchanged by all of it; dedup
+# and page-cache sharing across two images; the helper's failure paths
+# with their messages and exit codes.
 . "$repo/tests/vm/e2e-lib.sh"
 
 E=/tmp/e2e			# mount points, configs, logs (tmpfs)
