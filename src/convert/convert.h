@@ -16,6 +16,7 @@ struct convert_opts {
 	const char *store;
 	const char *ref;
 	const char *platform;
+	const char *policy; /* --signature-policy */
 	const char *output;
 	bool json;
 	int verbose; /* -1 quiet, 0 normal, 1 verbose */
@@ -53,10 +54,11 @@ void convert_print_json(const struct convert_opts *o,
 			const struct convert_stats *st,
 			const struct cfs_store_stats *sst);
 
-/* Progress on a terminal: layers done and bytes read. */
-void progress_start(bool enabled, unsigned int layers);
-void progress_add_bytes(uint64_t n);
-void progress_layer_done(void);
+/* Progress on a terminal: layers fetched or cached, bytes. */
+void progress_start(bool enabled, const struct cfs_oci_image *img);
+void progress_add_bytes(uint64_t n);		 /* unpacked bytes */
+void progress_fetched(size_t layer, uint64_t n); /* blob bytes */
+void progress_layer_done(size_t layer, bool cached);
 void progress_refresh(void);
 void progress_end(void);
 

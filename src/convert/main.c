@@ -23,6 +23,11 @@ static void usage(FILE *f)
 	      "OCI layout\n"
 	      "directory) into objects in a composefs object store and one "
 	      "manifest.\n"
+	      "IMAGE may also name a transport, as skopeo does: "
+	      "docker://REF,\n"
+	      "containers-storage:REF, oci:DIR[:REF], oci-archive:FILE[:REF],\n"
+	      "docker-archive:FILE[:REF], dir:DIR. Layers the store holds "
+	      "are not fetched.\n"
 	      "\n"
 	      "  -s, --store=DIR        object store (default " DEFAULT_STORE
 	      ")\n"
@@ -44,6 +49,8 @@ static void usage(FILE *f)
 	      "as\n"
 	      "                         cfs-podman add does (not with "
 	      "--output)\n"
+	      "      --signature-policy=FILE  policy.json for transport names\n"
+	      "                         (default: as podman finds it)\n"
 	      "  -j, --threads=N        layers read in parallel (default: "
 	      "cores)\n"
 	      "  -q, --quiet            no progress display\n"
@@ -63,6 +70,7 @@ enum {
 	OPT_NO_VERITY,
 	OPT_NO_CACHE,
 	OPT_PODMAN,
+	OPT_POLICY,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +84,7 @@ static const struct option long_opts[] = {
 	{"no-verity", no_argument, NULL, OPT_NO_VERITY},
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 	{"podman", no_argument, NULL, OPT_PODMAN},
+	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"threads", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -139,6 +148,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 			break;
 		case OPT_PODMAN:
 			o->podman = true;
+			break;
+		case OPT_POLICY:
+			o->policy = optarg;
 			break;
 		case OPT_SYNC:
 			if (parse_sync(optarg, &o->store_opts.sync) < 0) {
@@ -224,6 +236,17 @@ static int register_podman(const struct convert_opts *o,
 	return 0;
 }
 
+/* "oci2cfs: IMAGE: MESSAGE", without IMAGE twice when the reader named it */
+static void print_error(const char *image)
+{
+	const char *msg = cfs_strerror();
+	size_t n = strlen(image);
+
+	if (!strncmp(msg, image, n) && !strncmp(msg + n, ": ", 2))
+		msg += n + 2;
+	fprintf(stderr, "oci2cfs: %s: %s\n", image, msg);
+}
+
 static int convert(const struct convert_opts *o)
 {
 	struct cfs_oci_image *img = NULL;
@@ -236,7 +259,8 @@ static int convert(const struct convert_opts *o)
 	size_t len;
 	int r = -1, lock = -1;
 
-	if (cfs_oci_open(&img, o->image, o->ref, o->platform) < 0)
+	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform, o->policy) <
+	    0)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
 		goto out;
@@ -246,7 +270,7 @@ static int convert(const struct convert_opts *o)
 		goto out;
 	interrupt_store = store;
 	t = cfs_tree_new();
-	progress_start(o->verbose >= 0 && isatty(2), (unsigned)img->n_layers);
+	progress_start(o->verbose >= 0 && isatty(2), img);
 	r = convert_layers(o, img, store, t, &st);
 	progress_end();
 	if (interrupted)
@@ -271,7 +295,7 @@ out:
 	if (r < 0 && interrupted)
 		cfs_error("interrupted by signal %d", (int)interrupted);
 	if (r < 0)
-		fprintf(stderr, "oci2cfs: %s: %s\n", o->image, cfs_strerror());
+		print_error(o->image);
 	free(manifest);
 	free(res.manifest_path);
 	free(res.ref_name);

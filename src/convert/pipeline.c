@@ -36,9 +36,19 @@ struct pipeline {
 	pthread_cond_t cond;
 };
 
+struct counted_blob {
+	struct cfs_blob *blob;
+	size_t layer;
+};
+
 static ssize_t blob_read(void *opaque, void *buf, size_t n)
 {
-	return cfs_blob_read(opaque, buf, n);
+	struct counted_blob *cb = opaque;
+	ssize_t r = cfs_blob_read(cb->blob, buf, n);
+
+	if (r > 0)
+		progress_fetched(cb->layer, (uint64_t)r);
+	return r;
 }
 
 static void on_progress(void *opaque, uint64_t bytes)
@@ -60,17 +70,17 @@ static const char *layer_name(const struct cfs_oci_image *img, size_t i,
 
 static int read_layer(struct pipeline *p, size_t i, struct cfs_layer **out)
 {
-	struct cfs_blob *blob;
+	struct counted_blob cb = {NULL, i};
 	char name_buf[32];
 	const char *name = layer_name(p->img, i, name_buf, sizeof(name_buf));
 	uint64_t last = 0;
 	int r;
 
-	if (cfs_oci_open_layer(p->img, i, &blob) < 0)
+	if (cfs_oci_open_layer(p->img, i, &cb.blob) < 0)
 		return -1;
-	r = cfs_layer_read(out, blob_read, blob, p->img->layers[i].diff_id,
+	r = cfs_layer_read(out, blob_read, &cb, p->img->layers[i].diff_id,
 			   p->store, name, on_progress, &last);
-	cfs_blob_close(blob);
+	cfs_blob_close(cb.blob);
 	return r;
 }
 
@@ -108,7 +118,7 @@ static void *worker(void *opaque)
 		} else {
 			p->records[i] = rec;
 			p->state[i] = LAYER_READ;
-			progress_layer_done();
+			progress_layer_done((size_t)i, false);
 		}
 		pthread_cond_broadcast(&p->cond);
 	}
@@ -143,7 +153,7 @@ static void load_cached(struct pipeline *p, struct convert_stats *st)
 					 &p->records[i]) == 1) {
 			p->state[i] = LAYER_CACHED;
 			st->cached_layers++;
-			progress_layer_done();
+			progress_layer_done(i, true);
 		}
 	}
 }
@@ -185,6 +195,27 @@ static void save_cache(struct pipeline *p)
 			fprintf(stderr, "oci2cfs: warning: layer cache: %s\n",
 				cfs_strerror());
 	}
+}
+
+/*
+ * After a failed conversion, the layers read whole are kept (their objects
+ * and cache records), so a retry (say, after a cut connection) fetches only
+ * what is missing. Objects of the failed layer are complete objects too but
+ * nothing names them: they are left for garbage collection.
+ */
+static void keep_read_layers(struct pipeline *p)
+{
+	char *err = xstrdup(cfs_strerror());
+
+	for (size_t i = 0; i < p->img->n_layers; i++) {
+		if (p->state[i] != LAYER_READ)
+			continue;
+		if (cfs_store_commit(p->store) == 0)
+			save_cache(p);
+		break;
+	}
+	cfs_error("%s", err);
+	free(err);
 }
 
 static int thread_count(const struct convert_opts *o, size_t todo)
@@ -247,8 +278,10 @@ int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 		else
 			save_cache(&p);
 	}
-	if (failed >= 0 && failed < (ssize_t)n)
+	if (failed >= 0 && failed < (ssize_t)n) {
 		cfs_error("%s", p.errors[failed]);
+		keep_read_layers(&p);
+	}
 	pipeline_free(&p);
 	return failed >= 0 ? -1 : 0;
 }

@@ -1,21 +1,37 @@
 // SPDX-License-Identifier: MIT
-/* A one-line progress display on stderr, only when it is a terminal. */
+/*
+ * Progress on stderr, only when it is a terminal: one status line (layers
+ * done and cached, bytes fetched and unpacked, the layers being fetched
+ * with their bytes so far), and a line per finished layer saying whether
+ * it was fetched (and how much) or found in the layer cache.
+ */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "convert.h"
+#include "util.h"
+
+#define MIB (1024.0 * 1024.0)
+#define RUNNING_SHOWN 2
 
 static bool enabled;
-static unsigned int total_layers;
-static atomic_uint layers_done;
-static atomic_uint_fast64_t bytes;
+static const struct cfs_oci_image *image;
+static atomic_uint layers_done, layers_cached;
+static atomic_uint_fast64_t bytes, fetched;
+static atomic_uint_fast64_t *layer_fetched;
+static atomic_bool *layer_running;
 static struct timespec last;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void progress_start(bool on, unsigned int layers)
+void progress_start(bool on, const struct cfs_oci_image *img)
 {
 	enabled = on;
-	total_layers = layers;
+	image = img;
+	layer_fetched = xcalloc(img->n_layers + 1, sizeof(*layer_fetched));
+	layer_running = xcalloc(img->n_layers + 1, sizeof(*layer_running));
 }
 
 void progress_add_bytes(uint64_t n)
@@ -23,9 +39,76 @@ void progress_add_bytes(uint64_t n)
 	atomic_fetch_add(&bytes, n);
 }
 
-void progress_layer_done(void)
+void progress_fetched(size_t i, uint64_t n)
 {
+	atomic_store(&layer_running[i], true);
+	atomic_fetch_add(&layer_fetched[i], n);
+	atomic_fetch_add(&fetched, n);
+}
+
+/* "1.5 MiB", "12 KiB", "300 B" into buf */
+static const char *human(char *buf, size_t len, uint64_t n)
+{
+	if (n >= 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", (double)n / MIB);
+	else if (n >= 1024)
+		snprintf(buf, len, "%.0f KiB", (double)n / 1024.0);
+	else
+		snprintf(buf, len, "%u B", (unsigned int)n);
+	return buf;
+}
+
+static const char *short_digest(size_t i)
+{
+	const char *d = image->layers[i].digest;
+
+	return d[0] ? d : "-";
+}
+
+static void status_line(void)
+{
+	unsigned int shown = 0;
+
+	fprintf(stderr,
+		"\r\033[Klayers %u/%zu (%u cached), %.1f MiB fetched, "
+		"%.1f MiB unpacked",
+		atomic_load(&layers_done), image->n_layers,
+		atomic_load(&layers_cached),
+		(double)atomic_load(&fetched) / MIB,
+		(double)atomic_load(&bytes) / MIB);
+	for (size_t i = 0; i < image->n_layers && shown < RUNNING_SHOWN; i++) {
+		if (!atomic_load(&layer_running[i]))
+			continue;
+		char got[32], size[32];
+
+		fprintf(stderr, "; layer %zu: %s of %s", i + 1,
+			human(got, sizeof(got), atomic_load(&layer_fetched[i])),
+			human(size, sizeof(size), image->layers[i].size));
+		shown++;
+	}
+	fflush(stderr);
+}
+
+void progress_layer_done(size_t i, bool cached)
+{
+	char got[32];
+
 	atomic_fetch_add(&layers_done, 1);
+	if (cached)
+		atomic_fetch_add(&layers_cached, 1);
+	atomic_store(&layer_running[i], false);
+	if (!enabled)
+		return;
+	pthread_mutex_lock(&out_lock);
+	if (cached)
+		fprintf(stderr, "\r\033[Klayer %zu/%zu %.19s: cached\n", i + 1,
+			image->n_layers, short_digest(i));
+	else
+		fprintf(stderr, "\r\033[Klayer %zu/%zu %.19s: %s fetched\n",
+			i + 1, image->n_layers, short_digest(i),
+			human(got, sizeof(got),
+			      atomic_load(&layer_fetched[i])));
+	pthread_mutex_unlock(&out_lock);
 }
 
 void progress_refresh(void)
@@ -41,14 +124,17 @@ void progress_refresh(void)
 		    200000000L)
 		return;
 	last = now;
-	fprintf(stderr, "\r\033[Klayers %u/%u, %.1f MiB read",
-		atomic_load(&layers_done), total_layers,
-		(double)atomic_load(&bytes) / (1024.0 * 1024.0));
-	fflush(stderr);
+	pthread_mutex_lock(&out_lock);
+	status_line();
+	pthread_mutex_unlock(&out_lock);
 }
 
 void progress_end(void)
 {
 	if (enabled)
 		fputs("\r\033[K", stderr);
+	free(layer_fetched);
+	free(layer_running);
+	layer_fetched = NULL;
+	layer_running = NULL;
 }

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "oci-internal.h"
+#include "oci-proxy.h"
 #include "util.h"
 
 struct cfs_blob {
 	struct oci_stream *st;
-	EVP_MD_CTX *md; /* NULL when there is no digest to check */
+	struct oci_proxy_pipe *pipe; /* a blob fetched through skopeo */
+	EVP_MD_CTX *md;		     /* NULL when there is no digest to check */
 	struct oci_digest want;
 	uint64_t size, got;
 	char *label; /* "IMAGE: blob DIGEST" for messages */
@@ -26,6 +28,7 @@ int cfs_oci_open_layer(struct cfs_oci_image *img, size_t i,
 	struct cfs_oci_layer *l;
 	struct cfs_blob *b;
 	char pbuf[256];
+	int r;
 
 	if (i >= img->n_layers) {
 		cfs_error("%s: no layer %zu", img->source, i);
@@ -48,7 +51,11 @@ int cfs_oci_open_layer(struct cfs_oci_image *img, size_t i,
 			goto fail;
 		}
 	}
-	if (oci_stream_open(&priv->src, priv->layer_paths[i], &b->st) < 0)
+	if (priv->proxy)
+		r = oci_proxy_blob(priv->proxy, l->digest, l->size, &b->pipe);
+	else
+		r = oci_stream_open(&priv->src, priv->layer_paths[i], &b->st);
+	if (r < 0)
 		goto fail;
 	*out = b;
 	return 0;
@@ -92,7 +99,8 @@ ssize_t cfs_blob_read(struct cfs_blob *b, void *buf, size_t n)
 	}
 	if (b->state > 0 || !n)
 		return 0;
-	r = oci_stream_read(b->st, buf, n);
+	r = b->pipe ? oci_proxy_pipe_read(b->pipe, buf, n)
+		    : oci_stream_read(b->st, buf, n);
 	if (r < 0)
 		return blob_fail(b);
 	if (!r)
@@ -116,6 +124,7 @@ void cfs_blob_close(struct cfs_blob *b)
 	if (!b)
 		return;
 	oci_stream_close(b->st);
+	oci_proxy_pipe_close(b->pipe);
 	EVP_MD_CTX_free(b->md);
 	free(b->label);
 	free(b);

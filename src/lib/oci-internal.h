@@ -141,12 +141,25 @@ bool oci_platform_match(const struct oci_platform *want, const char *os,
 
 struct oci_priv {
 	struct oci_source src;
-	char **layer_paths; /* member/file name of each layer blob */
+	char **layer_paths;	 /* member/file name of each layer blob */
+	struct oci_proxy *proxy; /* an image read through skopeo, or NULL */
 };
 
 int oci_open_layout(struct cfs_oci_image *img, const char *ref,
 		    const char *platform);
 int oci_open_docker(struct cfs_oci_image *img, const char *ref,
+		    const char *platform);
+/* containers-storage: layers become (DiffID, tar size) (oci-storage.c) */
+int oci_storage_layers(struct cfs_oci_image *img, const char *name);
+/*
+ * 0 when the signature policy (file policy, or the default one) accepts an
+ * image of transport ("docker", "oci", ...) and, for docker, identity (the
+ * normalised name, e.g. "docker.io/library/x:latest"); -1 with a message.
+ */
+int oci_policy_check(const char *policy, const char *transport,
+		     const char *identity);
+/* name: a skopeo transport name, e.g. "docker://..." (oci-remote.c) */
+int oci_open_remote(struct cfs_oci_image *img, const char *name,
 		    const char *platform);
 
 static inline struct oci_priv *oci_priv(const struct cfs_oci_image *img)

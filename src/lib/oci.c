@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "oci-internal.h"
+#include "oci-proxy.h"
 #include "util.h"
 
 static int open_kind(struct cfs_oci_image *img, const char *ref,
@@ -47,6 +48,7 @@ void cfs_oci_close(struct cfs_oci_image *img)
 		return;
 	priv = img->priv;
 	oci_source_close(&priv->src);
+	oci_proxy_close(priv->proxy);
 	for (size_t i = 0; priv->layer_paths && i < img->n_layers; i++)
 		free(priv->layer_paths[i]);
 	free(priv->layer_paths);

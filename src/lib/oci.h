@@ -46,6 +46,22 @@ int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
 void cfs_oci_close(struct cfs_oci_image *img);
 
 /*
+ * Like cfs_oci_open, but name may also carry a transport as skopeo spells
+ * it: docker://, containers-storage:, dir:, oci:DIR[:REF],
+ * oci-archive:FILE[:REF], docker-archive:FILE[:REF]; an existing file or
+ * directory of that name is always read as a path. For docker:// and
+ * containers-storage:, img->ref_name is the name normalised as podman
+ * records it (docker.io/library/NAME:latest). A transport name is refused
+ * when the signature policy rejects it (policy: a policy.json, or NULL for
+ * the default one, as podman finds it).
+ */
+int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
+		      const char *ref, const char *platform,
+		      const char *policy);
+/* A docker reference normalised as podman records it (malloc'ed). */
+char *cfs_oci_normalize_name(const char *name);
+
+/*
  * A stream of one layer blob's bytes (still compressed). cfs_blob_read
  * returns bytes read, 0 at the end, -1 on error; at the end it has checked
  * the blob's size and digest and fails on a mismatch, naming the blob.

@@ -27,6 +27,10 @@ static void usage(FILE *f)
 	      "  add NAME|MANIFEST [--name REPO:TAG]... [--mountpoint DIR]\n"
 	      "                             mount an image and register it "
 	      "with podman\n"
+	      "  pull IMAGE                 oci2cfs --podman IMAGE: pull "
+	      "(docker://...,\n"
+	      "                             containers-storage:..., a "
+	      "file), convert, add\n"
 	      "  list                       registered images, mounts, "
 	      "digests\n"
 	      "  remove [--purge] IMAGE     unregister (refused while a "
@@ -52,11 +56,19 @@ static void usage(FILE *f)
 	      "printing\n"
 	      "      --purge             remove: also remove the image from "
 	      "the cfs store\n"
+	      "      --signature-policy=FILE  pull: policy.json (default: "
+	      "as podman)\n"
 	      "  -h, --help              show this help\n",
 	      f);
 }
 
-enum { OPT_STORAGE_CONF = 256, OPT_MOUNTPOINT, OPT_INSTALL, OPT_PURGE };
+enum {
+	OPT_STORAGE_CONF = 256,
+	OPT_MOUNTPOINT,
+	OPT_INSTALL,
+	OPT_PURGE,
+	OPT_POLICY,
+};
 
 static const struct option long_opts[] = {
 	{"store", required_argument, NULL, 's'},
@@ -65,6 +77,7 @@ static const struct option long_opts[] = {
 	{"mountpoint", required_argument, NULL, OPT_MOUNTPOINT},
 	{"install", no_argument, NULL, OPT_INSTALL},
 	{"purge", no_argument, NULL, OPT_PURGE},
+	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -75,6 +88,7 @@ struct args {
 	size_t n_names;
 	const char *mountpoint;
 	bool install, purge;
+	const char *policy;
 	char **pos; /* command and its arguments */
 	int n_pos;
 };
@@ -106,6 +120,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_PURGE:
 			a->purge = true;
+			break;
+		case OPT_POLICY:
+			a->policy = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -179,6 +196,11 @@ static int dispatch(struct args *a)
 		fprintf(stderr, TOOL ": %s: --purge is for remove\n", cmd);
 		return 2;
 	}
+	if (strcmp(cmd, "pull") && a->policy) {
+		fprintf(stderr, TOOL ": %s: --signature-policy is for pull\n",
+			cmd);
+		return 2;
+	}
 	if (strcmp(cmd, "setup") && a->install) {
 		fprintf(stderr, TOOL ": %s: --install is for setup\n", cmd);
 		return 2;
@@ -194,6 +216,10 @@ static int dispatch(struct args *a)
 		return nargs(a, 1, "expected one NAME or MANIFEST")
 			       ? 2
 			       : cmd_add(a);
+	if (!strcmp(cmd, "pull"))
+		return nargs(a, 1, "expected one IMAGE")
+			       ? 2
+			       : cmd_pull(&a->o, a->pos[1], a->policy);
 	if (!strcmp(cmd, "remove"))
 		return nargs(a, 1, "expected one IMAGE") ? 2 : cmd_remove(a);
 	if (!strcmp(cmd, "list"))

@@ -16,5 +16,8 @@ int cmd_list(const struct cfs_podman_opts *o);
 int cmd_check(const struct cfs_podman_opts *o, bool repair);
 /* remove --purge: unregister, then cfs-store rm the image. */
 int cmd_remove_purge(const struct cfs_podman_opts *o, const char *name);
+/* Runs oci2cfs --podman IMAGE (exec: returns only on failure). */
+int cmd_pull(const struct cfs_podman_opts *o, const char *image,
+	     const char *policy);
 
 #endif

@@ -285,6 +285,20 @@ ok $(grep -qx "localhost/shared-b:latest" "$TMP/out"; echo $?) \
 run "$CP" --store "$S" remove shared-b
 succeeds "and cfs-podman removes it"
 
+# --- cfs-podman pull: oci2cfs --podman on a transport name
+echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$TMP/policy.json"
+run "$CP" --store "$S" pull "oci:$L:shared-b" --signature-policy "$TMP/policy.json"
+succeeds "cfs-podman pull oci:LAYOUT:shared-b"
+run podman images --format '{{.Repository}}:{{.Tag}}'
+ok $(grep -qx "localhost/shared-b:latest" "$TMP/out"; echo $?) \
+	"podman lists the pulled image under the name pulled"
+run "$CP" --store "$S" remove shared-b
+succeeds "and cfs-podman removes it"
+echo '{"default":[{"type":"reject"}]}' >"$TMP/reject.json"
+run "$CP" --store "$S" pull "oci:$L:shared-b" --signature-policy "$TMP/reject.json"
+fails "cfs-podman pull refused by the signature policy" \
+	"oci:$L:shared-b: rejected by signature policy"
+
 # --- errors
 run "$CP" --store "$S" add nosuch
 fails "add of an unknown name" "nosuch: neither a name under"

@@ -1,10 +1,11 @@
 # Section "e2e": what a host does, end to end. Debian's docker-registry on
 # the VM's loopback; the fixture images pushed to it and pulled back with
-# skopeo (oci-archive), converted by oci2cfs into a store on the verity
-# ext4, mounted through mount.composefs (store=NAME, digest=, an fstab
-# line, upperdir=), a program run from the image; the store unchanged by
-# all of it; dedup and page-cache sharing across two images; the helper's
-# failure paths with their messages and exit codes.
+# skopeo (oci-archive) and straight by oci2cfs docker://, converted by
+# oci2cfs into a store on the verity ext4, mounted through
+# mount.composefs (store=NAME, digest=, an fstab line, upperdir=), a
+# program run from the image; the store unchanged by all of it; dedup
+# and page-cache sharing across two images; the helper's failure paths
+# with their messages and exit codes.
 . "$repo/tests/vm/e2e-lib.sh"
 
 E=/tmp/e2e			# mount points, configs, logs (tmpfs)
@@ -222,6 +223,41 @@ true"
 	fi
 }
 
+# oci2cfs docker:// straight from the registry (issue 15): the same
+# manifest as converting the archive skopeo pulled; the ref is the name
+# pulled; mounted through that ref, the image's program runs.
+e2e_direct_pull() {
+	local s=$S/e2e-direct m=$E/m3 name=$e2e_reg/cfs/realistic:latest out man
+	printf '[[registry]]\nlocation = "%s"\ninsecure = true\n' $e2e_reg \
+		>$E/registries.conf
+	echo '{"default":[{"type":"insecureAcceptAnything"}]}' >$E/policy.json
+	if ! CONTAINERS_REGISTRIES_CONF=$E/registries.conf TMPDIR=$S/tmp \
+		$bin/oci2cfs docker://$name --store $s --json \
+		--signature-policy $E/policy.json >$E/direct.json 2>$E/direct.err; then
+		nok "oci2cfs docker://$name pulls from the registry"
+		diag_lines $E/direct.err
+		return
+	fi
+	ok "oci2cfs docker://$name pulls from the registry"
+	[ "$(e2e_json $E/direct.json digest)" = "$e2e_rdig" ]
+	is_ok $? "its manifest digest equals the one of the skopeo-pulled archive"
+	man=$(readlink -f "$s/refs/$name")
+	[ "$man" = "$(readlink -f "$(e2e_json $E/direct.json manifest)")" ]
+	is_ok $? "STORE/refs/$name names it"
+	mkdir -p $m
+	run_cmd mount -t composefs -o basedir=$s,digest=$e2e_rdig "$s/refs/$name" $m
+	if [ $st != 0 ] || ! is_composefs $m; then
+		nok "mount the pulled image through its ref (status $st)"
+		diag_lines /tmp/run.err
+		return
+	fi
+	ok "mount the pulled image through its ref, with digest="
+	out=$(e2e_run_config $m "${man%.cfs}.json" 2>&1)
+	[ "$out" = "hello from cfs" ]
+	is_ok $? "the pulled image's Entrypoint+Cmd runs" || echo "#   got: $out"
+	check "umount the pulled image" umount $m
+}
+
 # A writable mount: composefs below /run/cfs/, overlayfs on the target.
 e2e_upper() {
 	local rw=$E/rw up=$S/e2e-up wk=$S/e2e-work pid out
@@ -419,6 +455,8 @@ e2e() {
 	echo "# e2e: registry up at $((SECONDS - t0)) s"
 	e2e_realistic
 	echo "# e2e: realistic done at $((SECONDS - t0)) s"
+	[ -n "$e2e_rdig" ] && e2e_direct_pull
+	echo "# e2e: direct pull done at $((SECONDS - t0)) s"
 	e2e_dedup
 	e2e_registry_stop
 	echo "# e2e: dedup done at $((SECONDS - t0)) s"

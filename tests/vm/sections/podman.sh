@@ -6,6 +6,38 @@
 . "$here/podman-env.sh"
 . "$here/podman-steps.sh"
 
+# cfs-podman pull docker:// from a registry on the VM's loopback (issue
+# 15): pulled, converted and registered under the name pulled, which podman
+# runs.
+pod_registry_pull() {
+	local reg=127.0.0.1:5001 d=$S/pod-registry pid i name
+	name=$reg/cfs/realistic:1
+	ip link set lo up
+	mkdir -p $d/data $S/tmp
+	printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n' \
+		$d/data $reg >$d/registry.yml
+	docker-registry serve $d/registry.yml >$d/registry.log 2>&1 &
+	pid=$!
+	for i in $(seq 60); do
+		curl -fs http://$reg/v2/ >/dev/null && break
+		sleep 0.5
+	done
+	printf '[[registry]]\nlocation = "%s"\ninsecure = true\n' $reg >$d/registries.conf
+	echo '{"default":[{"type":"insecureAcceptAnything"}]}' >$d/policy.json
+	if pod_check "push realistic to the VM's registry" env TMPDIR=$S/tmp \
+		skopeo --insecure-policy --tmpdir $S/tmp copy -q \
+		--dest-tls-verify=false oci:$L:realistic docker://$name &&
+		pod_check "cfs-podman pull docker://$name" \
+			env CONTAINERS_REGISTRIES_CONF=$d/registries.conf TMPDIR=$S/tmp \
+			$CP pull --signature-policy $d/policy.json docker://$name; then
+		pod_is "$(pm run --rm --network none $name 2>&1)" "hello from cfs" \
+			"podman run $name runs the pulled image"
+		pod_check "cfs-podman remove the pulled image" $CP remove $name
+	fi
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+}
+
 podman() {
 	local FX=$repo/oci-fixtures/out
 	CS=$S/cfs			# the cfs store, fs-verity capable
@@ -30,5 +62,6 @@ podman() {
 	pod_shared_remove
 	pod_pulled && pod_realistic && pod_exit_umount && pod_writes
 	pod_remove
+	pod_registry_pull
 	pod_env_down
 }

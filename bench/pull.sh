@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Registry -> converted image, on this host (bench/run calls it; SKIP_PULL=1
+# skips it): the bench image (bench/mkimage.sh) is pushed to a
+# docker-registry on 127.0.0.1, then each way of getting it into a store is
+# timed RUNS times (medians, ratios in this one run):
+#   oci2cfs docker://            oci2cfs pulls through skopeo's image proxy
+#   skopeo copy + oci2cfs        skopeo copy docker:// oci:DIR, then oci2cfs DIR
+#   podman pull                  into a private containers-storage (overlay)
+#   oci2cfs update               the same name, the top layer changed (a
+#                                store holding v1 pulls v2): bytes fetched
+# Peak RSS of oci2cfs is reported. Runnable-by-podman (the composefs mount)
+# needs the kernel module: that part is in the VM bench (bench/vm.sh).
+#   bench/pull.sh IMAGEDIR [RUNS]
+set -euo pipefail
+
+image=$1
+runs=${2:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+oci2cfs=${OCI2CFS:-$here/../build/bin/oci2cfs}
+for t in docker-registry skopeo podman python3 /usr/bin/time; do
+	command -v "$t" >/dev/null || { echo "bench/pull.sh: $t missing" >&2; exit 1; }
+done
+tmp=$(mktemp -d /var/tmp/cfs-pull-bench.XXXXXX)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	umount -R "$tmp/graph/overlay" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
+	"$tmp/registry" "$port" >"$tmp/registry.yml"
+docker-registry serve "$tmp/registry.yml" >"$tmp/registry.log" 2>&1 &
+pids+=($!)
+export CONTAINERS_REGISTRIES_CONF=$tmp/registries.conf
+printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" \
+	>"$CONTAINERS_REGISTRIES_CONF"
+echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$tmp/policy.json"
+. "$here/../tests/integration/podman-conf.sh"
+R=127.0.0.1:$port
+for i in $(seq 50); do
+	skopeo --insecure-policy copy -q --dest-tls-verify=false \
+		"oci:$image/layout:bench" "docker://$R/bench:1" 2>/dev/null && break
+	sleep 0.2
+done
+
+# label command...: appends "label seconds peak-KiB" to $tmp/times
+timed() {
+	local label=$1
+	shift
+	/usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" >/dev/null 2>"$tmp/err" ||
+		{ cat "$tmp/err" >&2; echo "bench/pull.sh: $label failed" >&2; exit 1; }
+}
+
+for r in $(seq "$runs"); do
+	rm -rf "$tmp/s" "$tmp/lay" "$tmp/s2" "$tmp/graph" "$tmp/run" "$tmp/pc"
+	timed "oci2cfs-docker" "$oci2cfs" "docker://$R/bench:1" --store "$tmp/s" \
+		-q --signature-policy "$tmp/policy.json"
+	timed "skopeo-copy" skopeo --insecure-policy \
+		--registries-conf "$CONTAINERS_REGISTRIES_CONF" copy -q \
+		"docker://$R/bench:1" "oci:$tmp/lay:bench"
+	timed "then-oci2cfs" "$oci2cfs" "$tmp/lay" --store "$tmp/s2" -q
+	podman_private_conf "$tmp/pc" "$tmp/graph" "$tmp/run"
+	timed "podman-pull" podman pull -q --signature-policy "$tmp/policy.json" \
+		"docker://$R/bench:1"
+	podman rmi -a -f >/dev/null 2>&1 || true
+	umount -R "$tmp/graph/overlay" 2>/dev/null || true
+	unset CONTAINERS_STORAGE_CONF CONTAINERS_CONF
+done
+
+# the update: v2 = v1 with its top layer replaced by a small new one
+python3 - "$image/layout" "$tmp/v2" <<'PY'
+import gzip, hashlib, io, json, os, shutil, sys, tarfile
+src, dst = sys.argv[1:3]
+shutil.copytree(src, dst)
+b = lambda d: os.path.join(dst, "blobs", *d.split(":"))
+idx = json.load(open(os.path.join(dst, "index.json")))
+m = [x for x in idx["manifests"] if x.get("annotations", {}).get(
+    "org.opencontainers.image.ref.name") == "bench"][0]
+man = json.load(open(b(m["digest"])))
+cfg = json.load(open(b(man["config"]["digest"])))
+raw = io.BytesIO()
+with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+    data = b"update\n" * 100000
+    ti = tarfile.TarInfo("etc/cfs-update"); ti.size = len(data); ti.mtime = 1700000000
+    t.addfile(ti, io.BytesIO(data))
+tar = raw.getvalue(); gz = gzip.compress(tar, mtime=0)
+def put(data):
+    d = "sha256:" + hashlib.sha256(data).hexdigest()
+    open(b(d), "wb").write(data)
+    return d
+man["layers"][-1] = {"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip",
+                     "digest": put(gz), "size": len(gz)}
+cfg["rootfs"]["diff_ids"][-1] = "sha256:" + hashlib.sha256(tar).hexdigest()
+c = json.dumps(cfg).encode(); man["config"] = dict(man["config"], digest=put(c), size=len(c))
+mb = json.dumps(man).encode(); m["digest"] = put(mb); m["size"] = len(mb)
+json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
+print(len(gz))
+PY
+skopeo --insecure-policy copy -q --dest-tls-verify=false "oci:$tmp/v2:bench" \
+	"docker://$R/bench:2"
+rm -rf "$tmp/s"
+"$oci2cfs" "docker://$R/bench:1" --store "$tmp/s" -q \
+	--signature-policy "$tmp/policy.json" >/dev/null
+before=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
+timed "oci2cfs-update" "$oci2cfs" "docker://$R/bench:2" --store "$tmp/s" -q \
+	--signature-policy "$tmp/policy.json"
+after=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
+
+python3 - "$tmp/times" "$((after - before))" <<'PY'
+import statistics, sys
+t = {}
+for line in open(sys.argv[1]):
+    label, sec, rss = line.split()
+    t.setdefault(label, []).append((float(sec), int(rss)))
+med = lambda k: statistics.median(s for s, _ in t[k])
+rss = lambda k: max(r for _, r in t[k])
+print("registry -> converted (medians of %d runs, s; peak RSS KiB)" % len(t["oci2cfs-docker"]))
+for k in ("oci2cfs-docker", "skopeo-copy", "then-oci2cfs", "podman-pull", "oci2cfs-update"):
+    print("  %-16s %7.2f  %8d" % (k, med(k), rss(k)))
+cfs = med("oci2cfs-docker")
+two = med("skopeo-copy") + med("then-oci2cfs")
+print("ratio podman pull / oci2cfs docker://          %.2fx (target >= 2.5x)" % (med("podman-pull") / cfs))
+print("ratio skopeo copy + oci2cfs / oci2cfs docker:// %.2fx (target > 1)" % (two / cfs))
+print("update (top layer changed): %s blob requests (config + the new layer = 2), %.2f s = %.0f%% of a full pull"
+      % (sys.argv[2], med("oci2cfs-update"), 100 * med("oci2cfs-update") / cfs))
+PY

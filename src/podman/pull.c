@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cfs-podman pull IMAGE: oci2cfs --podman IMAGE, i.e. pull (or read),
+ * convert, mount and register in one step. oci2cfs is run as a program (the
+ * one installed beside cfs-podman, else from PATH) rather than linked in:
+ * the converter's pipeline, signal handling and progress live there.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "podman.h"
+#include "util.h"
+
+static char *converter_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *path;
+
+	if (n > 0) {
+		self[n] = '\0';
+		path = xasprintf("%s/oci2cfs", dirname(self));
+		if (access(path, X_OK) == 0)
+			return path;
+		free(path);
+	}
+	return xstrdup("oci2cfs");
+}
+
+int cmd_pull(const struct cfs_podman_opts *o, const char *image,
+	     const char *policy)
+{
+	char *prog = converter_path();
+	const char *argv[] = {prog,
+			      "--podman",
+			      "--store",
+			      o->store,
+			      policy ? "--signature-policy" : image,
+			      policy ? policy : NULL,
+			      policy ? image : NULL,
+			      NULL};
+
+	/* oci2cfs --podman registers with podman's default storage.conf */
+	if (o->storage_conf &&
+	    setenv("CONTAINERS_STORAGE_CONF", o->storage_conf, 1) < 0) {
+		fprintf(stderr, TOOL ": %s\n", strerror(errno));
+		free(prog);
+		return 1;
+	}
+	execvp(prog, (char *const *)argv);
+	fprintf(stderr, TOOL ": cannot run %s: %s\n", prog, strerror(errno));
+	free(prog);
+	return 1;
+}
