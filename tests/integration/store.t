@@ -61,7 +61,7 @@ cmp -s "$m1" "$R/images/$(basename "$m1")"
 ok $? "one thread gives the same manifest bytes as several"
 script -qec "$CFS_BIN/oci2cfs $L --ref realistic --store $TMP/tty --no-cache" \
 	/dev/null >"$TMP/tty.out" 2>&1
-grep -q "layers [0-9]/3, [0-9.]* MiB read" "$TMP/tty.out"
+grep -q "layers [0-9]/3 ([0-9]* cached), [0-9.]* MiB fetched" "$TMP/tty.out"
 ok $? "on a terminal, progress shows layers and bytes"
 
 # --- SIGKILL at various points ----------------------------------------------
