@@ -311,30 +311,13 @@ static int check_type_rules(struct parser *p, struct attrs *a)
 	return 0;
 }
 
-struct mem_reader {
-	const char *p;
-	size_t left;
-};
-
-static int mem_read(void *opaque, void *buf, size_t count)
-{
-	struct mem_reader *m = opaque;
-
-	if (count > m->left)
-		return -EIO;
-	memcpy(buf, m->p, count);
-	m->p += count;
-	m->left -= count;
-	return 0;
-}
-
 /* The digest of inline content, stored as an object when there is a store. */
 static int content_digest(struct parser *p, const char *data, size_t len,
 			  uint8_t digest[CFS_DIGEST_SIZE])
 {
-	struct mem_reader m = {data, len};
-	int r = p->store ? cfs_store_add_stream(p->store, mem_read, &m, len,
-						digest)
+	struct cfs_mem_src m = {(const uint8_t *)data, len};
+	int r = p->store ? cfs_store_add_stream(p->store, cfs_mem_read_fn, &m,
+						len, digest)
 			 : cfs_verity_digest_mem(data, len, digest);
 
 	return r < 0 ? fail_located(p, "CONTENT") : 0;

@@ -36,14 +36,9 @@ static int compute(void *opaque, libfsverity_read_fn_t fn, uint64_t size,
 	return 0;
 }
 
-struct mem_src {
-	const uint8_t *p;
-	size_t left;
-};
-
-static int mem_read(void *opaque, void *buf, size_t count)
+int cfs_mem_read_fn(void *opaque, void *buf, size_t count)
 {
-	struct mem_src *m = opaque;
+	struct cfs_mem_src *m = opaque;
 
 	if (count > m->left)
 		return -EIO;
@@ -56,9 +51,9 @@ static int mem_read(void *opaque, void *buf, size_t count)
 int cfs_verity_digest_mem(const void *data, size_t len,
 			  uint8_t out[CFS_DIGEST_SIZE])
 {
-	struct mem_src m = {data, len};
+	struct cfs_mem_src m = {data, len};
 
-	return compute(&m, mem_read, len, out);
+	return compute(&m, cfs_mem_read_fn, len, out);
 }
 
 int cfs_fd_read_fn(void *opaque, void *buf, size_t count)

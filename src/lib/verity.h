@@ -11,6 +11,12 @@
 /* Digest of an in-memory buffer. */
 int cfs_verity_digest_mem(const void *data, size_t len,
 			  uint8_t out[CFS_DIGEST_SIZE]);
+/* A cfs_read_fn reading memory (opaque points to a struct cfs_mem_src). */
+struct cfs_mem_src {
+	const uint8_t *p;
+	size_t left;
+};
+int cfs_mem_read_fn(void *opaque, void *buf, size_t count);
 /* A cfs_read_fn reading an fd (opaque points to the int fd). */
 int cfs_fd_read_fn(void *opaque, void *buf, size_t count);
 /* Digest of an open file's content from offset 0 (size given). */
