@@ -135,19 +135,25 @@ int cfs_layout_write_image(const char *store,
 	return r;
 }
 
+static int check_ref_name(const char *name)
+{
+	char pbuf[CFS_SHOWN_MAX];
+
+	if (cfs_ref_name_ok(name))
+		return 0;
+	cfs_error("invalid image name for a ref: '%s'",
+		  cfs_printable(pbuf, sizeof(pbuf), name));
+	return -1;
+}
+
 int cfs_layout_write_ref(const char *store, const char *name, const char *id)
 {
 	char *path, *tmp, *parent;
 	struct cfs_buf target = {0};
 	int r = -1;
 
-	if (!cfs_ref_name_ok(name)) {
-		char pbuf[CFS_SHOWN_MAX];
-
-		cfs_error("invalid image name for a ref: '%s'",
-			  cfs_printable(pbuf, sizeof(pbuf), name));
+	if (check_ref_name(name) < 0)
 		return -1;
-	}
 	path = cfs_layout_ref_path(store, name);
 	for (const char *p = name; *p; p++)
 		if (*p == '/')
@@ -178,13 +184,8 @@ int cfs_layout_remove_ref(const char *store, const char *name)
 {
 	char *path, *refs, *slash;
 
-	if (!cfs_ref_name_ok(name)) {
-		char pbuf[CFS_SHOWN_MAX];
-
-		cfs_error("invalid image name for a ref: '%s'",
-			  cfs_printable(pbuf, sizeof(pbuf), name));
+	if (check_ref_name(name) < 0)
 		return -1;
-	}
 	path = cfs_layout_ref_path(store, name);
 	if (unlink(path) < 0) {
 		cfs_error("%s: %s", path, strerror(errno));
