@@ -203,3 +203,18 @@ EOF
 	rm -rf "$b"
 	return $st
 }
+
+# verity_fs SIZE: a loop-mounted ext4 with the verity feature at $TMP/vfs
+# (unmounted at exit); fails where this kernel or host cannot enable
+# fs-verity there, the reason in $TMP/verity.err.
+verity_fs() {
+	command -v mkfs.ext4 >/dev/null && command -v fsverity >/dev/null ||
+		return 1
+	truncate -s "$1" "$TMP/ext4.img" &&
+		mkfs.ext4 -q -b 4096 -O verity "$TMP/ext4.img" >/dev/null 2>&1 &&
+		mkdir -p "$TMP/vfs" &&
+		mount -o loop "$TMP/ext4.img" "$TMP/vfs" 2>/dev/null || return 1
+	at_exit umount "$TMP/vfs"
+	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
+		2>"$TMP/verity.err"
+}

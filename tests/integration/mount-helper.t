@@ -181,18 +181,7 @@ fails 1 "must be superuser to mount composefs" \
 	"root without CAP_SYS_ADMIN: exit 1"
 
 # --- fs-verity: a loop-mounted ext4 with the verity feature
-verity_fs() {
-	command -v mkfs.ext4 >/dev/null && command -v fsverity >/dev/null ||
-		return 1
-	truncate -s 64M "$TMP/ext4.img" &&
-		mkfs.ext4 -q -b 4096 -O verity "$TMP/ext4.img" >/dev/null 2>&1 &&
-		mkdir -p "$TMP/vfs" &&
-		mount -o loop "$TMP/ext4.img" "$TMP/vfs" 2>/dev/null || return 1
-	at_exit umount "$TMP/vfs"
-	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
-		2>"$TMP/verity.err"
-}
-if ! verity_fs; then
+if ! verity_fs 64M; then
 	why=$(cat "$TMP/verity.err" 2>/dev/null)
 	skip 6 "no fs-verity on a loop ext4 here (${why:-cannot loop-mount}); the VM runs these"
 else

@@ -178,17 +178,7 @@ ok $? "after --repair and reconversion fsck is clean"
 [ $? = 0 ] || diag_file "$TMP/fsck2.out"
 
 # --- a store with fs-verity (loop ext4): kernel measurement, no trust ----
-verity_fs() {
-	command -v mkfs.ext4 >/dev/null || return 1
-	truncate -s 128M "$TMP/ext4.img" &&
-		mkfs.ext4 -q -b 4096 -O verity "$TMP/ext4.img" >/dev/null 2>&1 &&
-		mkdir -p "$TMP/vfs" &&
-		mount -o loop "$TMP/ext4.img" "$TMP/vfs" 2>/dev/null || return 1
-	at_exit umount "$TMP/vfs"
-	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
-		2>"$TMP/verity.err"
-}
-if ! verity_fs; then
+if ! verity_fs 128M; then
 	skip 5 "no fs-verity on a loop ext4 here; the VM runs these"
 else
 	V=$TMP/vfs/store
