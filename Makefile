@@ -21,7 +21,7 @@ DKMSDIR ?= /usr/src/composefs-$(VERSION)
 DEBDIR ?= build/deb
 
 CC ?= cc
-# libisal inflates gzip layers (src/lib/gunzip.c); zlib is only for the unit
+# libisal inflates gzip layers (src/lib/layer/gunzip.c); zlib is only for the unit
 # tests, which make gzip streams with an encoder independent of ISA-L.
 PKGS := libarchive json-c libcrypto libfsverity mount libcap libisal zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
@@ -42,19 +42,17 @@ CFLAGS ?= $(OPT)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-Ikernel/include/uapi -Isrc/lib $(PKG_CFLAGS)
+	-Ikernel/include/uapi -Isrc/include $(PKG_CFLAGS)
 ALL_CFLAGS := $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(SANFLAGS) -pthread $(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) -pthread $(LDFLAGS)
 LIBS := $(PKG_LIBS)
 
-LIB_SRCS := $(wildcard src/lib/*.c)
+LIB_SRCS := $(wildcard src/lib/*.c src/lib/*/*.c)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIBCFS := $(BUILD)/libcfs.a
 
 # tool name : source directory
 TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper cfs-podman:podman cfs-store:store
-# (a tool whose directory has no sources yet is skipped)
-TOOLS := $(foreach t,$(TOOLS),$(if $(wildcard src/$(word 2,$(subst :, ,$(t)))/*.c),$(t)))
 TOOL_NAMES := $(foreach t,$(TOOLS),$(word 1,$(subst :, ,$(t))))
 TOOL_BINS := $(TOOL_NAMES:%=$(BUILD)/bin/%)
 
@@ -65,13 +63,17 @@ all: $(TOOL_BINS) $(UNIT_BINS)
 
 tools: $(TOOL_BINS)
 
+# Tools see only the public headers (src/include/cfs/); the library and the
+# unit tests also see the private ones beside the library's sources.
+$(BUILD)/obj/lib/%.o $(BUILD)/obj/tests/%.o: PRIVATE_INC := -Isrc/lib
+
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(PRIVATE_INC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(PRIVATE_INC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIBCFS): $(LIB_OBJS)
 	@rm -f $@

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "layer.h"
-#include "oci.h"
-#include "store.h"
-#include "tree.h"
+#include "cfs/layer.h"
+#include "cfs/oci.h"
+#include "cfs/store.h"
+#include "cfs/tree.h"
 
 struct convert_opts {
 	const char *image;

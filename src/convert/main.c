@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "convert.h"
-#include "image.h"
-#include "podman-store.h"
-#include "store-layout.h"
-#include "util.h"
+#include "cfs/image.h"
+#include "cfs/podman.h"
+#include "cfs/store-layout.h"
+#include "cfs/util.h"
 
 #define DEFAULT_STORE "/var/lib/cfs"
 

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "convert.h"
-#include "escape.h"
-#include "store-layout.h"
-#include "util.h"
+#include "cfs/escape.h"
+#include "cfs/store-layout.h"
+#include "cfs/util.h"
 
 static int atomic_flags(const struct cfs_store *store, bool verity)
 {

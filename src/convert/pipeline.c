@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "convert.h"
-#include "util.h"
+#include "cfs/util.h"
 
 enum layer_state {
 	LAYER_TODO,

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "convert.h"
-#include "util.h"
+#include "cfs/util.h"
 
 #define MIB (1024.0 * 1024.0)
 #define RUNNING_SHOWN 2

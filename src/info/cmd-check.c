@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "info.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 int cmd_check(int argc, char **argv)
 {

@@ -4,10 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump-escape.h"
-#include "dump.h"
+#include "cfs/dump.h"
 #include "info.h"
-#include "util.h"
+#include "cfs/util.h"
 
 int cmd_dump(int argc, char **argv)
 {

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump-escape.h"
+#include "cfs/dump.h"
 #include "info.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct object_list {
 	char **paths;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
+#include "cfs/image.h"
 
 #define TOOL "cfs-info"
 

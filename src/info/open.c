@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "info.h"
-#include "util.h"
+#include "cfs/util.h"
 
 int info_open(struct info_image *ii, const char *path)
 {

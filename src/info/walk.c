@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "info.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct walk_frame {
 	struct cfs_image_inode dir;

@@ -6,13 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dump-escape.h"
-#include "escape.h"
-#include "dump.h"
+#include "cfs/dump.h"
+#include "cfs/escape.h"
 #include "rules.h"
-#include "store.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/store.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 #define N_FIELDS 11
 

@@ -5,9 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dump-escape.h"
-#include "dump.h"
-#include "util.h"
+#include "cfs/dump.h"
+#include "cfs/util.h"
 
 /* One directory being listed during the depth-first walk. */
 struct dump_frame {

@@ -3,15 +3,15 @@
  * The one escaping of untrusted bytes, \\ and \xXY: composefs-dump(5)
  * fields (decoding also \n \r \t) and names from images in messages.
  */
-#include "escape.h"
+#include "cfs/escape.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump-escape.h"
-#include "util.h"
+#include "cfs/dump.h"
+#include "cfs/util.h"
 
 size_t cfs_escape_byte(char out[4], uint8_t c, bool escape)
 {

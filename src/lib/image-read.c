@@ -5,7 +5,7 @@
  * offset is checked before use and every count is bounded by the input
  * size, so any byte string is rejected cleanly.
  */
-#include "image.h"
+#include "cfs/image.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "rules.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static int corrupt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Loading a validated image back into an in-memory tree. */
-#include "image.h"
+#include "cfs/image.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util.h"
+#include "cfs/util.h"
 
 static struct cfs_inode *load_inode(const struct cfs_image *img, uint32_t ino)
 {

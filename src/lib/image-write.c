@@ -5,7 +5,7 @@
  * entries sit next to each other in the inode table. Identical payloads,
  * digests and xattr chunks are stored once.
  */
-#include "image.h"
+#include "cfs/image.h"
 
 #include <endian.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "rules.h"
-#include "util.h"
+#include "cfs/util.h"
 
 #define NO_INO UINT32_MAX
 

@@ -4,7 +4,7 @@
  * keeps metadata, symlink targets, xattrs and hard links, and names each
  * regular file's content by its fs-verity digest.
  */
-#include "scan.h"
+#include "cfs/scan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +16,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "verity.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 /* A file with several links, by (st_dev, st_ino). */
 struct link_slot {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The store's images/, refs/ and lock: see store-layout.h. */
-#include "store-layout.h"
+#include "cfs/store-layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "util.h"
+#include "cfs/escape.h"
+#include "cfs/util.h"
 
 bool cfs_ref_name_ok(const char *name)
 {

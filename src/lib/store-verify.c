@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store-layout.h"
-#include "util.h"
+#include "cfs/store-layout.h"
+#include "cfs/util.h"
 
 static bool no_verity_errno(int e)
 {

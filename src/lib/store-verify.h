@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "verity.h"
+#include "cfs/verity.h"
 
 enum cfs_existing {
 	CFS_EXISTING_OK,	/* matches its name, or cannot be checked */

@@ -8,7 +8,7 @@
  * same object simply loses the race, and a final name never holds a
  * partial object.
  */
-#include "store.h"
+#include "cfs/store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "store-verify.h"
-#include "util.h"
+#include "cfs/util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
 #define SMALL_OBJECT_MAX (256 * 1024)
@@ -119,11 +119,6 @@ void cfs_store_close(struct cfs_store *s)
 const char *cfs_store_dir(const struct cfs_store *s)
 {
 	return s->dir;
-}
-
-int cfs_store_dirfd(const struct cfs_store *s)
-{
-	return s->dirfd;
 }
 
 const struct cfs_store_opts *cfs_store_options(const struct cfs_store *s)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "tree.h"
+#include "cfs/tree.h"
 
 #include <search.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util.h"
+#include "cfs/util.h"
 
 static struct cfs_node *node_new(const char *name, size_t len,
 				 struct cfs_node *parent,

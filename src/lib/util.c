@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "util.h"
+#include "cfs/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "verity.h"
+#include "cfs/escape.h"
+#include "cfs/verity.h"
 
 static _Thread_local char errbuf[1024];
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "verity.h"
+#include "cfs/verity.h"
 
 #include <errno.h>
 #include <libfsverity.h>
@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "cfs/util.h"
 
 #define VERITY_BLOCK_SIZE 4096
 

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "cfs/image.h"
 #include "mkcfs.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 static const char usage_text[] =
 	"Usage: mkcfs [OPTIONS] SOURCE IMAGE\n"

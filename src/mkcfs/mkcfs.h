@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "store.h"
-#include "tree.h"
+#include "cfs/store.h"
+#include "cfs/tree.h"
 
 #define TOOL "mkcfs"
 

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dump.h"
+#include "cfs/dump.h"
 #include "mkcfs.h"
-#include "scan.h"
-#include "util.h"
+#include "cfs/scan.h"
+#include "cfs/util.h"
 
 /* Applies --use-epoch and --skip-xattrs to every inode of a dump tree. */
 static int strip_inode(struct cfs_node *n, void *opaque)

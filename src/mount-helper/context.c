@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 /* The helper flags, as the letters mnt_context_helper_setopt knows. */
 static void flag_letters(int action, const struct mh_flags *f, char *out)

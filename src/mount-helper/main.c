@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 const char *mh_prog = "mount.composefs";
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static int busy_at(struct libmnt_table *tb, const char *path,
 		   const struct mh_request *r, const char *what)

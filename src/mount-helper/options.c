@@ -10,7 +10,7 @@
 #include <linux/composefs.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 /* VFS options that make no sense for an image mount. */
 static const char *const refused_vfs[] = {

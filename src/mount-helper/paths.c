@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 /* The kernel's limit on basedir= entries (CFS_MAX_BASEDIRS). */
 #define MAX_BASEDIRS 64

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 #define HASH_LEN 32
 

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "cfs/image.h"
 #include "mount-helper.h"
-#include "store-layout.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/store-layout.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 static int resolve_store(struct mh_request *r)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "mount-helper.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static int umount_error(struct libmnt_context *cxt, int rc, const char *subject,
 			const char *path)

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "podman-internal.h"
-#include "podman.h"
-#include "util.h"
+#include "cfs/escape.h"
+#include "../lib/podman/internal.h"
+#include "cfs-podman.h"
+#include "cfs/util.h"
 
 struct checker {
 	const struct cfs_podman_opts *o;

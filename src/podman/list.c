@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "podman-internal.h"
-#include "podman.h"
-#include "util.h"
+#include "cfs/escape.h"
+#include "../lib/podman/internal.h"
+#include "cfs-podman.h"
+#include "cfs/util.h"
 
 /* "mounted", "missing" (not mounted), "external" (a tree of its own). */
 static const char *mount_state(const struct pmeta *m)

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "podman.h"
-#include "util.h"
+#include "cfs-podman.h"
+#include "cfs/util.h"
 
 #define DEFAULT_STORE "/var/lib/cfs"
 

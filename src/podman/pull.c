@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "podman.h"
-#include "util.h"
+#include "cfs-podman.h"
+#include "cfs/util.h"
 
 static char *converter_path(void)
 {

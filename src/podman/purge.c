@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "podman-internal.h"
-#include "podman.h"
-#include "util.h"
+#include "../lib/podman/internal.h"
+#include "cfs-podman.h"
+#include "cfs/util.h"
 
 static int lookup_id(const struct cfs_podman_opts *o, const char *name,
 		     char id[CFS_PODMAN_ID_LEN + 1])

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "podman-conf.h"
-#include "podman-internal.h"
-#include "podman.h"
-#include "util.h"
+#include "../lib/podman/conf.h"
+#include "../lib/podman/internal.h"
+#include "cfs-podman.h"
+#include "cfs/util.h"
 
 #define VENDOR_CONF "/usr/share/containers/storage.conf"
 

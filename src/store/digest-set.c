@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static size_t slot_of(const uint8_t *digest, size_t cap)
 {

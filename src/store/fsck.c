@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "layer.h"
+#include "cfs/layer.h"
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct finding {
 	const char *kind;

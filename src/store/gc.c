@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layer.h"
+#include "cfs/layer.h"
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct gc {
 	const struct cmd_opts *o;

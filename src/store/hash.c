@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct hash_job {
 	int storefd;

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "podman-internal.h"
-#include "podman-store.h"
+#include "../lib/podman/internal.h"
+#include "cfs/podman.h"
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static struct store_image *add_image(struct inventory *inv, const char *id)
 {

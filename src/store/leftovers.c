@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static bool pid_dead(int pid)
 {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 #define DEFAULT_STORE "/var/lib/cfs"
 

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "cfs/image.h"
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 /* "xx/yyyy..." (62 hex digits after the slash) to a digest. */
 static bool parse_object_path(const char *p, size_t len, uint8_t *digest)

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layer.h"
+#include "cfs/layer.h"
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 void store_walk_records(const char *store, record_fn fn, void *opaque)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct usage {
 	struct inventory inv;

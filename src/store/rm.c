@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "store-tool.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static struct store_image *by_id_prefix(struct inventory *inv, const char *s)
 {

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store-layout.h"
-#include "verity.h"
+#include "cfs/store-layout.h"
+#include "cfs/verity.h"
 
 #define TOOL "cfs-store"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump.h"
-#include "image.h"
-#include "util.h"
+#include "cfs/dump.h"
+#include "cfs/image.h"
+#include "cfs/util.h"
 
 /* A broken invariant: report it and crash so libFuzzer keeps the input. */
 #define fuzz_assert(cond)                                                      \

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "fuzz-common.h"
-#include "layer.h"
-#include "store.h"
-#include "tree.h"
+#include "cfs/layer.h"
+#include "cfs/store.h"
+#include "cfs/tree.h"
 
 static struct cfs_store *store;
 

@@ -15,7 +15,7 @@
 #include <openssl/evp.h>
 
 #include "fuzz-common.h"
-#include "oci.h"
+#include "cfs/oci.h"
 
 #define MAX_PARTS 9
 

@@ -16,10 +16,10 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 
-#include "layer.h"
-#include "store.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/layer.h"
+#include "cfs/store.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 enum tb_filter { TB_NONE, TB_GZIP, TB_ZSTD };
 

@@ -2,7 +2,7 @@
 /* cfs_layer_apply: layer tars read into records and applied to a tree. */
 #include "layer-testutil.h"
 #include "tap.h"
-#include "tree.h"
+#include "cfs/tree.h"
 
 static struct cfs_store *store;
 

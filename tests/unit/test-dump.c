@@ -8,11 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dump-escape.h"
-#include "dump.h"
-#include "image.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/dump.h"
+#include "cfs/image.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 #include "tap.h"
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "gunzip.h"
+#include "layer/gunzip.h"
 #include "tap.h"
-#include "util.h"
+#include "cfs/util.h"
 
 struct src {
 	const uint8_t *p;

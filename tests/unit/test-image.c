@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "image.h"
-#include "util.h"
-#include "verity.h"
+#include "cfs/image.h"
+#include "cfs/util.h"
+#include "cfs/verity.h"
 
 #include "tap.h"
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oci.h"
+#include "cfs/oci.h"
 #include "tap.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static void norm(const char *in, const char *want)
 {

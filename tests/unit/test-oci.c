@@ -19,9 +19,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "oci.h"
+#include "cfs/oci.h"
 #include "tap.h"
-#include "util.h"
+#include "cfs/util.h"
 
 #define OCI_MANIFEST "application/vnd.oci.image.manifest.v1+json"
 #define OCI_INDEX "application/vnd.oci.image.index.v1+json"

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store-layout.h"
+#include "cfs/store-layout.h"
 #include "tap.h"
-#include "util.h"
+#include "cfs/util.h"
 
 static char *repeat(char c, size_t n)
 {

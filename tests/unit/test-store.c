@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "util.h"
+#include "cfs/store.h"
+#include "cfs/util.h"
 
 #include "tap.h"
 

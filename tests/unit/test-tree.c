@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "image.h"
+#include "cfs/image.h"
 #include "tap.h"
-#include "tree.h"
-#include "util.h"
+#include "cfs/tree.h"
+#include "cfs/util.h"
 
 #define N 5000
 

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Client of `skopeo experimental-image-proxy`: skopeo (containers/image)
+ * does transports, registries.conf, auth.json and certificates; we ask it
+ * for one manifest and single blobs, so layers the store already holds are
+ * never fetched. Requests and replies are JSON datagrams on a SOCK_SEQPACKET
+ * socket; payload comes through the read end of a pipe passed with
+ * SCM_RIGHTS.
+ *
+ * The proxy serves one request at a time, and FinishPipe (which reports the
+ * proxy's own digest and size check) only returns once the whole payload
+ * went into the pipe, so FinishPipe is sent right after the reply that
+ * brings a pipe, and the pipe is read to its end before the FinishPipe reply
+ * is read. A proxy thus streams one payload at a time (p->lock); blobs
+ * fetched at once go through a small pool of proxies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/param.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cfs/escape.h"
+#include "internal.h"
+#include "proxy.h"
+#include "cfs/util.h"
+
+#define PROXY_FD 3
+#define REPLY_MAX (64 * 1024)
+#define STDERR_SHOWN 4096 /* tail of skopeo's stderr read for a message */
+#define POOL_MAX 8	  /* proxies of one image (blobs fetched at once) */
+
+struct oci_proxy {
+	pid_t pid;
+	int sock;
+	int errfd; /* memfd that collects skopeo's stderr */
+	int64_t imgid;
+	pthread_mutex_t lock; /* held while a request or a payload is on */
+	/* the first proxy of an image also holds the pool of the others */
+	char *name, *platform;
+	struct oci_proxy *_Atomic next;
+	pthread_mutex_t pool_lock;
+	unsigned int n_pool;
+};
+
+struct oci_proxy_pipe {
+	struct oci_proxy *p;
+	int fd;
+	bool done; /* FinishPipe reply read */
+};
+
+struct reply {
+	struct json_object *obj;
+	struct json_object *value; /* borrowed from obj */
+	int64_t pipeid;
+	int fd; /* passed pipe, or -1 */
+};
+
+/* The last non-empty line skopeo wrote to stderr, made printable. */
+static void stderr_tail(const struct oci_proxy *p, char *out, size_t size)
+{
+	char buf[STDERR_SHOWN + 1];
+	off_t end = lseek(p->errfd, 0, SEEK_END);
+	off_t from = end > STDERR_SHOWN ? end - STDERR_SHOWN : 0;
+	ssize_t n =
+		end > 0 ? pread(p->errfd, buf, (size_t)(end - from), from) : 0;
+	char *line;
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	line = strrchr(buf, '\n');
+	cfs_printable(out, size, line ? line + 1 : buf);
+}
+
+static int proxy_gone(struct oci_proxy *p, const char *method)
+{
+	char tail[512];
+
+	stderr_tail(p, tail, sizeof(tail));
+	if (tail[0])
+		cfs_error("skopeo: %s", tail);
+	else
+		cfs_error("skopeo image proxy exited during %s", method);
+	return -1;
+}
+
+static int proxy_send(struct oci_proxy *p, const char *method,
+		      struct json_object *args)
+{
+	struct json_object *req = json_object_new_object();
+	const char *s;
+	ssize_t n;
+
+	json_object_object_add(req, "method", json_object_new_string(method));
+	json_object_object_add(req, "args",
+			       args ? args : json_object_new_array());
+	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	do
+		n = send(p->sock, s, strlen(s), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	json_object_put(req);
+	if (n < 0)
+		return proxy_gone(p, method);
+	return 0;
+}
+
+static void reply_free(struct reply *r)
+{
+	json_object_put(r->obj);
+	if (r->fd >= 0)
+		close(r->fd);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+static int take_fd(struct msghdr *m)
+{
+	struct cmsghdr *c;
+	int fd = -1;
+
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0;
+		     i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
+			if (fd < 0)
+				fd = got;
+			else
+				close(got);
+		}
+	}
+	return fd;
+}
+
+static int parse_reply(struct reply *r, const char *buf, size_t len,
+		       const char *method)
+{
+	struct json_object *o, *v;
+	char pbuf[512];
+
+	if (oci_json_parse(&r->obj, (const uint8_t *)buf, len, "proxy reply") <
+	    0)
+		return -1;
+	o = r->obj;
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "success", &v)) {
+		cfs_error("skopeo image proxy: malformed reply to %s", method);
+		return -1;
+	}
+	if (!json_object_get_boolean(v)) {
+		const char *e = oci_json_str(o, "error");
+
+		cfs_error("%s", e ? cfs_printable(pbuf, sizeof(pbuf), e)
+				  : "skopeo image proxy: request failed");
+		return -1;
+	}
+	json_object_object_get_ex(o, "value", &r->value);
+	if (json_object_object_get_ex(o, "pipeid", &v))
+		r->pipeid = json_object_get_int64(v);
+	return 0;
+}
+
+static int proxy_recv(struct oci_proxy *p, const char *method, struct reply *r)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(4 * sizeof(int))];
+	} ctl;
+	char *buf = xmalloc(REPLY_MAX);
+	struct iovec iov = {buf, REPLY_MAX};
+	struct msghdr m = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.b,
+		.msg_controllen = sizeof(ctl.b),
+	};
+	ssize_t n;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	do
+		n = recvmsg(p->sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		proxy_gone(p, method);
+		goto out;
+	}
+	r->fd = take_fd(&m);
+	if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		cfs_error("skopeo image proxy: reply to %s too large", method);
+		goto out;
+	}
+	ret = parse_reply(r, buf, (size_t)n, method);
+out:
+	free(buf);
+	if (ret < 0)
+		reply_free(r);
+	return ret;
+}
+
+static int proxy_call(struct oci_proxy *p, const char *method,
+		      struct json_object *args, struct reply *r)
+{
+	if (proxy_send(p, method, args) < 0)
+		return -1;
+	return proxy_recv(p, method, r);
+}
+
+static void add_platform_args(char **argv, int *argc, const char *platform,
+			      struct oci_platform *pl)
+{
+	if (!platform)
+		return;
+	argv[(*argc)++] = "--override-os";
+	argv[(*argc)++] = pl->os;
+	argv[(*argc)++] = "--override-arch";
+	argv[(*argc)++] = pl->arch;
+	if (pl->variant[0]) {
+		argv[(*argc)++] = "--override-variant";
+		argv[(*argc)++] = pl->variant;
+	}
+}
+
+/* In the child: the socket on PROXY_FD, stderr into the memfd. */
+static void exec_skopeo(char **argv, int sock, int errfd)
+{
+	if (sock == PROXY_FD)
+		fcntl(sock, F_SETFD, 0);
+	else if (dup2(sock, PROXY_FD) < 0)
+		_exit(127);
+	if (dup2(errfd, 2) < 0)
+		_exit(127);
+	execvp(argv[0], argv);
+	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int spawn(struct oci_proxy *p, const char *platform)
+{
+	const char *skopeo = getenv("CFS_SKOPEO");
+	const char *regconf = getenv("CONTAINERS_REGISTRIES_CONF");
+	struct oci_platform pl;
+	char *argv[16];
+	int argc = 0, sv[2];
+
+	if (platform && oci_platform_parse(&pl, platform) < 0)
+		return -1;
+	argv[argc++] = (char *)(skopeo && *skopeo ? skopeo : "skopeo");
+	/* podman honours this variable; skopeo 1.9 only takes the flag */
+	if (regconf && *regconf) {
+		argv[argc++] = "--registries-conf";
+		argv[argc++] = (char *)regconf;
+	}
+	add_platform_args(argv, &argc, platform, &pl);
+	argv[argc++] = "experimental-image-proxy";
+	argv[argc++] = "--sockfd";
+	argv[argc++] = "3";
+	argv[argc] = NULL;
+	p->errfd = memfd_create("skopeo-stderr", MFD_CLOEXEC);
+	if (p->errfd < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		cfs_error("starting skopeo: %s", strerror(errno));
+		return -1;
+	}
+	p->pid = fork();
+	if (p->pid < 0) {
+		cfs_error("starting skopeo: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (p->pid == 0)
+		exec_skopeo(argv, sv[1], p->errfd);
+	close(sv[1]);
+	p->sock = sv[0];
+	return 0;
+}
+
+static int initialize(struct oci_proxy *p)
+{
+	struct reply r;
+	const char *v;
+	int ret = -1;
+
+	if (proxy_call(p, "Initialize", NULL, &r) < 0)
+		return -1;
+	v = json_object_is_type(r.value, json_type_string)
+		    ? json_object_get_string(r.value)
+		    : "";
+	/* 0.2.x: every 0.2 version has the calls used here */
+	if (strncmp(v, "0.2.", 4))
+		cfs_error("skopeo image proxy: unsupported protocol "
+			  "version '%.32s'",
+			  v);
+	else
+		ret = 0;
+	reply_free(&r);
+	return ret;
+}
+
+static int open_image(struct oci_proxy *p, const char *name)
+{
+	struct json_object *args = json_object_new_array();
+	struct reply r;
+
+	json_object_array_add(args, json_object_new_string(name));
+	if (proxy_call(p, "OpenImage", args, &r) < 0)
+		return -1;
+	p->imgid = json_object_get_int64(r.value);
+	reply_free(&r);
+	if (p->imgid <= 0) {
+		cfs_error("skopeo image proxy: no image id");
+		return -1;
+	}
+	return 0;
+}
+
+int oci_proxy_open(struct oci_proxy **out, const char *name,
+		   const char *platform)
+{
+	struct oci_proxy *p = xcalloc(1, sizeof(*p));
+
+	p->sock = -1;
+	p->errfd = -1;
+	p->pid = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->pool_lock, NULL);
+	p->name = xstrdup(name);
+	p->platform = platform ? xstrdup(platform) : NULL;
+	if (spawn(p, platform) < 0 || initialize(p) < 0 ||
+	    open_image(p, name) < 0) {
+		oci_proxy_close(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+/*
+ * A proxy to fetch a blob through, locked: a free one of the pool, else a
+ * new one while the pool is small (one skopeo streams one blob at a time,
+ * see the top), else the first one once it is free.
+ */
+static struct oci_proxy *take_proxy(struct oci_proxy *p)
+{
+	struct oci_proxy *q;
+
+	for (q = p; q; q = atomic_load(&q->next))
+		if (pthread_mutex_trylock(&q->lock) == 0)
+			return q;
+	pthread_mutex_lock(&p->pool_lock);
+	if (p->n_pool < POOL_MAX &&
+	    oci_proxy_open(&q, p->name, p->platform) == 0) {
+		pthread_mutex_lock(&q->lock);
+		atomic_store(&q->next, atomic_load(&p->next));
+		atomic_store(&p->next, q);
+		p->n_pool++;
+		pthread_mutex_unlock(&p->pool_lock);
+		return q;
+	}
+	p->n_pool = POOL_MAX; /* starting one failed: do not try again */
+	pthread_mutex_unlock(&p->pool_lock);
+	pthread_mutex_lock(&p->lock);
+	return p;
+}
+
+void oci_proxy_close(struct oci_proxy *p)
+{
+	if (!p)
+		return;
+	oci_proxy_close(atomic_load(&p->next));
+	/* skopeo exits at the end of its socket */
+	if (p->sock >= 0)
+		close(p->sock);
+	if (p->pid > 0)
+		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	if (p->errfd >= 0)
+		close(p->errfd);
+	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->pool_lock);
+	free(p->name);
+	free(p->platform);
+	free(p);
+}
+
+/* With p->lock held: the reply r brought a pipe; ask for its end now. */
+static int pipe_start(struct oci_proxy *p, struct reply *r,
+		      struct oci_proxy_pipe **out, const char *method)
+{
+	struct json_object *args = json_object_new_array();
+	struct oci_proxy_pipe *pp;
+
+	if (r->fd < 0) {
+		cfs_error("skopeo image proxy: no pipe with the reply to %s",
+			  method);
+		json_object_put(args);
+		return -1;
+	}
+	json_object_array_add(args, json_object_new_int64(r->pipeid));
+	if (proxy_send(p, "FinishPipe", args) < 0)
+		return -1;
+	pp = xcalloc(1, sizeof(*pp));
+	pp->p = p;
+	pp->fd = r->fd;
+	r->fd = -1;
+	*out = pp;
+	return 0;
+}
+
+/* With p->lock held; released unless a pipe is returned. */
+static int pipe_request(struct oci_proxy *p, const char *method,
+			struct json_object *args, struct oci_proxy_pipe **out)
+{
+	struct reply r;
+	int ret;
+
+	ret = proxy_call(p, method, args, &r);
+	if (ret == 0) {
+		ret = pipe_start(p, &r, out, method);
+		reply_free(&r);
+	}
+	if (ret < 0)
+		pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+int oci_proxy_blob(struct oci_proxy *p, const char *digest, uint64_t size,
+		   struct oci_proxy_pipe **out)
+{
+	struct json_object *args = json_object_new_array();
+
+	p = take_proxy(p);
+	json_object_array_add(args, json_object_new_int64(p->imgid));
+	json_object_array_add(args, json_object_new_string(digest));
+	json_object_array_add(args, json_object_new_int64((int64_t)size));
+	return pipe_request(p, "GetBlob", args, out);
+}
+
+ssize_t oci_proxy_pipe_read(struct oci_proxy_pipe *pp, void *buf, size_t n)
+{
+	struct reply r;
+	ssize_t got;
+
+	if (pp->done)
+		return 0;
+	do
+		got = read(pp->fd, buf, n);
+	while (got < 0 && errno == EINTR);
+	if (got < 0) {
+		cfs_error("reading from skopeo: %s", strerror(errno));
+		return -1;
+	}
+	if (got > 0)
+		return got;
+	/* the end of the data: now the proxy's verdict */
+	pp->done = true;
+	if (proxy_recv(pp->p, "FinishPipe", &r) < 0)
+		return -1;
+	reply_free(&r);
+	return 0;
+}
+
+void oci_proxy_pipe_close(struct oci_proxy_pipe *pp)
+{
+	struct reply r;
+
+	if (!pp)
+		return;
+	/* closing first makes a proxy still writing stop (EPIPE) */
+	close(pp->fd);
+	if (!pp->done && proxy_recv(pp->p, "FinishPipe", &r) == 0)
+		reply_free(&r);
+	pthread_mutex_unlock(&pp->p->lock);
+	free(pp);
+}
+
+int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
+		       size_t *len)
+{
+	struct json_object *args = json_object_new_array();
+	struct oci_proxy_pipe *pp;
+	struct cfs_buf b = {0};
+	ssize_t r = 0;
+
+	json_object_array_add(args, json_object_new_int64(p->imgid));
+	pthread_mutex_lock(&p->lock);
+	if (pipe_request(p, "GetManifest", args, &pp) < 0)
+		return -1;
+	for (;;) {
+		cfs_buf_reserve(&b, 65536);
+		r = oci_proxy_pipe_read(pp, b.data + b.len, b.cap - b.len);
+		if (r <= 0)
+			break;
+		b.len += (size_t)r;
+		if (b.len > limit) {
+			cfs_error("manifest: larger than %zu bytes", limit);
+			r = -1;
+			break;
+		}
+	}
+	oci_proxy_pipe_close(pp);
+	if (r < 0) {
+		cfs_buf_free(&b);
+		return -1;
+	}
+	*data = b.data;
+	*len = b.len;
+	return 0;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Image names, and what podman's other stores hold: a name used twice
+ * anywhere in podman's stores breaks every podman command, and an image
+ * used by a container must not disappear.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "internal.h"
+#include "cfs/util.h"
+
+#define DEFAULT_STORAGE_CONF "/etc/containers/storage.conf"
+#define DEFAULT_GRAPHROOT "/var/lib/containers/storage"
+
+static bool valid_repo(const char *s, size_t len)
+{
+	if (!len || s[0] == '/' || s[len - 1] == '/')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      strchr("._-/", c)))
+			return false;
+		if (c == '/' && s[i + 1] == '/')
+			return false;
+	}
+	return true;
+}
+
+static bool valid_tag(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len > 0 && len <= 128 && s[0] != '.' && s[0] != '-' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.-") == len;
+}
+
+/* The first component is a registry if it has a '.' or ':' or is localhost. */
+static bool has_domain(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	size_t n = slash ? (size_t)(slash - name) : 0;
+
+	if (!slash)
+		return false;
+	return memchr(name, '.', n) || memchr(name, ':', n) ||
+	       (n == 9 && !strncmp(name, "localhost", 9));
+}
+
+char *pname_normalize(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	const char *colon = strrchr(slash ? slash : name, ':');
+	const char *path = name;
+	size_t dlen = 0;
+	char *repo, *out;
+
+	if (has_domain(name)) {
+		dlen = strchr(name, '/') - name;
+		path = name + dlen + 1;
+	}
+	if (colon && colon < path)
+		colon = NULL;
+	repo = xstrndup(path, colon ? (size_t)(colon - path) : strlen(path));
+	if (!valid_repo(repo, strlen(repo)) ||
+	    (colon && !valid_tag(colon + 1)) || strchr(name, '@')) {
+		cfs_error("'%s': not a valid image name (want "
+			  "[REGISTRY/]REPO[:TAG], lowercase)",
+			  name);
+		free(repo);
+		return NULL;
+	}
+	out = xasprintf("%.*s/%s:%s", dlen ? (int)dlen : 9,
+			dlen ? name : "localhost", repo,
+			colon ? colon + 1 : "latest");
+	free(repo);
+	return out;
+}
+
+const char *pstorage_conf_path(const struct cfs_podman_opts *o)
+{
+	const char *env = getenv("CONTAINERS_STORAGE_CONF");
+
+	if (o->storage_conf)
+		return o->storage_conf;
+	return env && *env ? env : DEFAULT_STORAGE_CONF;
+}
+
+/* podman's storage settings: graphroot, driver, additional image stores. */
+struct pconf {
+	char *graphroot, *driver;
+	struct pconf_key ais;
+};
+
+static char *conf_string(const uint8_t *text, size_t len, const char *table,
+			 const char *key, const char *def)
+{
+	struct pconf_key k;
+	char *v = NULL;
+
+	if (pconf_find((const char *)text, len, table, key, &k) == 1 &&
+	    k.n == 1 && !k.is_array && k.values[0][0])
+		v = xstrdup(k.values[0]);
+	pconf_key_free(&k);
+	return v ? v : xstrdup(def);
+}
+
+static void pconf_load(const struct cfs_podman_opts *o, struct pconf *c)
+{
+	uint8_t *text = NULL;
+	size_t len = 0;
+
+	memset(c, 0, sizeof(*c));
+	/* an unreadable storage.conf means podman's defaults */
+	if (cfs_read_file(pstorage_conf_path(o), &text, &len) < 0)
+		len = 0;
+	c->graphroot = conf_string(text, len, "storage", "graphroot",
+				   DEFAULT_GRAPHROOT);
+	c->driver = conf_string(text, len, "storage", "driver", "overlay");
+	if (pconf_find(text ? (const char *)text : "", len, "storage.options",
+		       "additionalimagestores", &c->ais) < 0)
+		memset(&c->ais, 0, sizeof(c->ais));
+	free(text);
+}
+
+static void pconf_free(struct pconf *c)
+{
+	free(c->graphroot);
+	free(c->driver);
+	pconf_key_free(&c->ais);
+}
+
+/* Loads a JSON array under a read lock of its store, or NULL. */
+static struct json_object *load_locked(const char *root, const char *dir,
+				       const char *base)
+{
+	char *lock = xasprintf("%s/%s/%s.lock", root, dir, base);
+	char *path = xasprintf("%s/%s/%s.json", root, dir, base);
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+	int fd = open(lock, O_RDONLY | O_CLOEXEC);
+	struct json_object *arr;
+
+	if (fd >= 0 && fcntl(fd, F_SETLKW, &fl) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	arr = json_object_from_file(path);
+	if (fd >= 0)
+		close(fd);
+	free(lock);
+	free(path);
+	if (arr && !json_object_is_type(arr, json_type_array)) {
+		json_object_put(arr);
+		arr = NULL;
+	}
+	return arr;
+}
+
+/* Id of the image in arr carrying name (other than except_id), or NULL. */
+static const char *image_with_name(struct json_object *arr, const char *name,
+				   const char *except_id)
+{
+	size_t n = arr ? json_object_array_length(arr) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		struct json_object *names;
+		const char *id = pjson_str(e, "id");
+
+		if (except_id && id && !strcmp(id, except_id))
+			continue;
+		if (json_object_object_get_ex(e, "names", &names) &&
+		    pjson_array_has_str(names, name))
+			return id ? id : "?";
+	}
+	return NULL;
+}
+
+static char *used_in(const char *root, const char *driver, const char *name)
+{
+	char *dir = xasprintf("%s-images", driver);
+	struct json_object *arr = load_locked(root, dir, "images");
+	const char *id = image_with_name(arr, name, NULL);
+	char *where = NULL;
+
+	if (id)
+		where = xasprintf("podman's store %s (image %.12s)", root, id);
+	json_object_put(arr);
+	free(dir);
+	return where;
+}
+
+char *pname_used(struct pstore *p, const struct cfs_podman_opts *o,
+		 const char *name, const char *except_id)
+{
+	const char *id = image_with_name(p->images, name, except_id);
+	struct pconf c;
+	char *where = NULL;
+
+	if (id)
+		return xasprintf("this store %s (image %.12s)", p->root, id);
+	pconf_load(o, &c);
+	where = used_in(c.graphroot, c.driver, name);
+	for (size_t i = 0; i < c.ais.n && !where; i++) {
+		char *real = realpath(c.ais.values[i], NULL);
+
+		if (!real || strcmp(real, p->root))
+			where = used_in(c.ais.values[i], c.driver, name);
+		free(real);
+	}
+	pconf_free(&c);
+	return where;
+}
+
+/* The first string of a record's "names", or NULL. */
+static const char *first_name(struct json_object *e)
+{
+	struct json_object *names, *n0;
+
+	if (!json_object_object_get_ex(e, "names", &names) ||
+	    !json_object_is_type(names, json_type_array) ||
+	    !json_object_array_length(names))
+		return NULL;
+	n0 = json_object_array_get_idx(names, 0);
+	return json_object_is_type(n0, json_type_string)
+		       ? json_object_get_string(n0)
+		       : NULL;
+}
+
+/*
+ * The first record of the primary store's KIND ("images", "containers")
+ * whose FIELD is VALUE, as describe() puts it; NULL if there is none.
+ */
+static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
+			  const char *field, const char *value,
+			  char *(*describe)(struct json_object *e))
+{
+	struct pconf c;
+	char *dir, *who = NULL;
+	struct json_object *arr;
+	size_t n;
+
+	pconf_load(o, &c);
+	dir = xasprintf("%s-%s", c.driver, kind);
+	arr = load_locked(c.graphroot, dir, kind);
+	n = arr ? json_object_array_length(arr) : 0;
+	for (size_t i = 0; i < n && !who; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		const char *v = pjson_str(e, field);
+
+		if (v && !strcmp(v, value))
+			who = describe(e);
+	}
+	json_object_put(arr);
+	free(dir);
+	pconf_free(&c);
+	return who;
+}
+
+static char *describe_container(struct json_object *e)
+{
+	const char *cid = pjson_str(e, "id"), *name = first_name(e);
+
+	return xasprintf("%.12s%s%s%s", cid ? cid : "?", name ? " (" : "",
+			 name ? name : "", name ? ")" : "");
+}
+
+static char *describe_image(struct json_object *e)
+{
+	const char *name = first_name(e);
+
+	return xstrdup(name ? name : "<none>");
+}
+
+char *pcontainer_using(const struct cfs_podman_opts *o, const char *id)
+{
+	return primary_find(o, "containers", "image", id, describe_container);
+}
+
+char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
+			      const char *layer)
+{
+	return primary_find(o, "images", "layer", layer, describe_image);
+}
+
+char *pprimary_image_with_id(const struct cfs_podman_opts *o, const char *id)
+{
+	return primary_find(o, "images", "id", id, describe_image);
+}
