@@ -5,8 +5,10 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cfs/dump.h"
@@ -90,14 +92,34 @@ int cmd_objects(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * Looks path up the way the kernel opens a backing file (file_open_root():
+ * BASEDIR is the root for absolute symlinks and "..") so that an object a
+ * symlink places outside the store counts as missing, as it is to a mount.
+ * Kernels without openat2 (before 5.6) get a plain lookup.
+ */
+static int lookup_in_root(int dfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+
+	if (fd >= 0)
+		return close(fd);
+	if (errno != ENOSYS)
+		return -1;
+	return fstatat(dfd, path, &st, 0);
+}
+
 /* 1 if present, 0 if missing, -1 on another error (printed). */
 static int object_present(int dfd, const char *base, const char *path)
 {
-	struct stat st;
-
-	if (fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (lookup_in_root(dfd, path) == 0)
 		return 1;
-	if (errno == ENOENT || errno == ENOTDIR)
+	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
 		return 0;
 	fprintf(stderr, "%s: %s/", TOOL, base);
 	cfs_dump_escape(stderr, path, strlen(path), 0);

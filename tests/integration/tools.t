@@ -86,6 +86,14 @@ mkdir -p "$tmp/partial/${first%%/*}" && cp "$tmp/store/$first" "$tmp/partial/$fi
 "$info" missing-objects --basedir "$tmp/partial" "$tmp/img" >"$tmp/missing"
 [ "$(cat "$tmp/missing")" = "$(tail -n +2 "$tmp/objects")" ]
 ok $? "missing-objects: lists exactly the absent objects"
+# As the kernel resolves it: the store is the root for a symlink in it.
+second=$(sed -n 2p "$tmp/objects")
+mkdir -p "$tmp/outside/${second%%/*}" &&
+	cp "$tmp/store/$second" "$tmp/outside/$second" &&
+	ln -s "$tmp/outside/${second%%/*}" "$tmp/partial/${second%%/*}"
+"$info" missing-objects --basedir "$tmp/partial" "$tmp/img" >"$tmp/missing"
+[ "$(cat "$tmp/missing")" = "$(tail -n +2 "$tmp/objects")" ]
+ok $? "missing-objects: an object a symlink puts outside the store is missing"
 
 "$info" measure "$tmp/img" "$src/big" >"$tmp/measure"
 ok $? "measure"
