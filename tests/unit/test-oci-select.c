@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Choosing one image of an OCI layout: nested indexes, platforms, and refs
- * (tag only, name:tag, full names) against the index annotations.
+ * (tag only, name:tag, full names) against the index annotations; then the
+ * rules alone (oci/select.c): ref matching and platform strings.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "oci-fixture.h"
+#include "oci/internal.h"
 #include "tap.h"
 
 static const char *host_arch(void)
@@ -111,11 +113,100 @@ static void test_ambiguity_and_refs(void)
 	built_free(&two);
 }
 
+static void test_ref_rule(void)
+{
+	ok(oci_ref_match("web:1.2", "web:1.2") == 3, "identical: 3");
+	ok(oci_ref_match("", "") == 3, "two empty refs are identical");
+	ok(oci_ref_match("web:1.2", "docker.io/library/web:1.2") == 2 &&
+		   oci_ref_match("docker.io/library/web:1.2", "web:1.2") == 2,
+	   "short name is a trailing path of the full name: 2, both ways");
+	ok(oci_ref_match("library/web:1", "docker.io/library/web:1") == 2,
+	   "trailing path of two components: 2");
+	ok(oci_ref_match("localhost:5000/web:1", "web:1") == 2,
+	   "a registry port is not the tag");
+	ok(oci_ref_match("eb:1.2", "web:1.2") == 0 &&
+		   oci_ref_match("web:1.2", "eb:1.2") == 0,
+	   "a suffix that is not at a '/' does not match");
+	ok(oci_ref_match("x/web:1", "y/web:1") == 0,
+	   "same name under another path: 0");
+	ok(oci_ref_match("web:1.2", "docker.io/library/web:1.3") == 0,
+	   "same name, other tag: 0");
+	ok(oci_ref_match("1.2", "docker.io/library/web:1.2") == 1 &&
+		   oci_ref_match("web:1.2", "1.2") == 1,
+	   "bare tag against a tag: 1, both ways");
+	ok(oci_ref_match("1.3", "web:1.2") == 0 &&
+		   oci_ref_match("web:1.3", "1.2") == 0,
+	   "bare tag against another tag: 0");
+	ok(oci_ref_match("web", "web:latest") == 0, "no implied ':latest'");
+	ok(oci_ref_match(":1", "web:1") == 0 &&
+		   oci_ref_match("web:1", ":1") == 0,
+	   "an empty repository is no trailing path");
+	ok(oci_ref_match("5000", "localhost:5000/web") == 0,
+	   "a registry port is not a tag for a bare-tag ref");
+}
+
+static bool platform_is(const char *s, const char *os, const char *arch,
+			const char *variant)
+{
+	struct oci_platform p;
+
+	return oci_platform_parse(&p, s) == 0 && !strcmp(p.os, os) &&
+	       !strcmp(p.arch, arch) && !strcmp(p.variant, variant);
+}
+
+static bool platform_refused(const char *s)
+{
+	struct oci_platform p;
+
+	return oci_platform_parse(&p, s) < 0 && error_has("invalid platform");
+}
+
+static void test_platform_rule(void)
+{
+	struct oci_platform p;
+	char s[80];
+
+	ok(platform_is("linux/amd64", "linux", "amd64", ""), "os/arch");
+	ok(platform_is("linux/arm/v7", "linux", "arm", "v7"),
+	   "os/arch/variant");
+	ok(oci_platform_parse(&p, NULL) == 0 && !strcmp(p.os, "linux") &&
+		   p.arch[0] && (!host_arch() || !strcmp(p.arch, host_arch())),
+	   "no string: the host's platform, in GOARCH terms");
+	ok(platform_refused("linux"), "no arch");
+	ok(platform_refused("linux/") && platform_refused("/amd64"),
+	   "empty os or arch");
+	ok(platform_refused("linux/arm64/"), "empty variant");
+	ok(platform_refused("linux/arm/v7/x"), "four parts");
+	ok(platform_refused("linux/amd 64"), "space in a part");
+	snprintf(s, sizeof(s), "linux/%031d", 0);
+	ok(oci_platform_parse(&p, s) == 0, "31-character part accepted");
+	snprintf(s, sizeof(s), "linux/%032d", 0);
+	ok(platform_refused(s), "32-character part refused");
+	oci_platform_parse(&p, "linux/arm64");
+	ok(oci_platform_match(&p, "linux", "arm64", "v8") &&
+		   oci_platform_match(&p, "linux", "arm64", NULL),
+	   "no wanted variant matches any");
+	oci_platform_parse(&p, "linux/arm64/v8");
+	ok(oci_platform_match(&p, "linux", "arm64", NULL) &&
+		   oci_platform_match(&p, "linux", "arm64", ""),
+	   "arm64 without a variant is v8");
+	oci_platform_parse(&p, "linux/arm/v7");
+	ok(!oci_platform_match(&p, "linux", "arm", NULL) &&
+		   !oci_platform_match(&p, "linux", "arm", "v6"),
+	   "arm without a variant is not v7");
+	ok(!oci_platform_match(&p, NULL, "arm", "v7") &&
+		   !oci_platform_match(&p, "linux", NULL, "v7") &&
+		   !oci_platform_match(&p, "windows", "arm", "v7"),
+	   "missing or other os or arch");
+}
+
 int main(void)
 {
 	oci_fixture_start();
 	test_nested_and_platform();
 	test_ambiguity_and_refs();
+	test_ref_rule();
+	test_platform_rule();
 	oci_fixture_end();
 	return tap_done();
 }
