@@ -56,8 +56,12 @@ TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper 
 TOOL_NAMES := $(foreach t,$(TOOLS),$(word 1,$(subst :, ,$(t))))
 TOOL_BINS := $(TOOL_NAMES:%=$(BUILD)/bin/%)
 
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+# Each tests/unit/test-*.c is one test binary; the other tests/unit/*.c are
+# shared helpers (the tar builder, fixtures) linked into every one of them.
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_HELPER_OBJS := $(patsubst tests/%.c,$(BUILD)/obj/tests/%.o, \
+	$(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c)))
 
 all: $(TOOL_BINS) $(UNIT_BINS)
 
@@ -86,7 +90,7 @@ $(BUILD)/bin/$(1): $(patsubst src/%.c,$(BUILD)/obj/%.o,$(wildcard src/$(2)/*.c))
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(word 1,$(subst :, ,$(t))),$(word 2,$(subst :, ,$(t))))))
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBCFS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBCFS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# PID 1 of the benchmark VM (bench/vm.sh), on tests/vm/pid1.sh's minimal
+# PID 1 of the benchmark VM (bench/vm.sh), on scripts/vm/pid1.sh's minimal
 # system on the read-only 9p root: writable places podman needs, composefs.ko
 # loaded, the bench disk on /tmp/b; bench/vm-suite.sh then prints its results
 # on ttyS1 and the VM reboots (QEMU runs with -no-reboot, so that ends it).
-. "$CFS_REPO/tests/vm/pid1.sh"
+. "$CFS_REPO/scripts/vm/pid1.sh"
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs shm /dev/shm
 mount -t devpts devpts /dev/pts

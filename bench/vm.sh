@@ -58,7 +58,7 @@ image=$("$here/mkimage.sh" "$cache" | tail -n 1) || die "mkimage.sh failed"
 root=$("$here/vm-prep.sh" "$image" "$walk" | tail -n 1) ||
 	die "vm-prep.sh failed"
 
-. "$repo/tests/vm/qemu.sh"
+. "$repo/scripts/vm/qemu.sh"
 
 vm_workdir /var/tmp/cfs-bench-vm.XXXXXX "${CFS_BENCH_VM_KEEP:-}"
 

@@ -2,7 +2,7 @@
 # PID 1 of the composefs test VM: set up a minimal system on the
 # read-only 9p root, load composefs.ko, run the suite with its TAP on
 # ttyS1, then reboot (QEMU runs with -no-reboot, so that ends it).
-. "$CFS_REPO/tests/vm/pid1.sh"
+. "$CFS_REPO/scripts/vm/pid1.sh"
 mount -t debugfs debug /sys/kernel/debug 2>/dev/null
 mkdir -p /tmp/mnt
 

@@ -35,49 +35,14 @@ done
 kernel=$(readlink -f "$kernel")
 module=$(readlink -f "$module")
 
-. "$repo/tests/vm/qemu.sh"
+. "$repo/scripts/vm/qemu.sh"
 
 vm_workdir /tmp/cfs-vm.XXXXXX "${CFS_VM_KEEP:-}"
-
-truncate -s 1G "$tmp/scratch.img"
-mkfs.ext4 -q -F -b 4096 -O verity "$tmp/scratch.img" || exit 2
-: >"$tmp/console.log"
-: >"$tmp/tap.log"
 
 cmdline="$vm_cmdline oops=panic"
 cmdline+=" init=$repo/tests/vm/init.sh CFS_REPO=$repo CFS_MODULE=$module"
 cmdline+=" CFS_SUITE=$suite_args CFS_VM_CYCLES=${CFS_VM_CYCLES:-1000}"
 cmdline+=" CFS_VM_MUTATIONS=${CFS_VM_MUTATIONS:-300}"
 
-start=$SECONDS
-timed_out=0
-vm_start "$kernel" "$cmdline" 1G "$tmp/scratch.img" unsafe \
-	"$tmp/console.log" "$tmp/tap.log" "$tmp/qemu.out"
-vm_wait "$limit" || timed_out=1
-
-tr -d '\r' <"$tmp/tap.log" >"$tmp/tap.txt"
-grep -E '^(ok|not ok|#)' "$tmp/tap.txt"
-n=$(grep -cE '^(ok|not ok)' "$tmp/tap.txt")
-
-n=$((n + 1))
-if grep -q '^# suite done' "$tmp/tap.txt" && [ $timed_out = 0 ]; then
-	echo "ok $n - VM suite ran to the end ($((SECONDS - start)) s)"
-else
-	echo "not ok $n - VM suite did not finish (timeout ${limit}s: $timed_out)"
-	tail -n 40 "$tmp/console.log" | tr -d '\r' | sed 's/^/# console: /'
-	cat "$tmp/qemu.out" | sed 's/^/# qemu: /'
-fi
-
-n=$((n + 1))
-bad='BUG:|KASAN|UBSAN|WARNING:|Oops|Kernel panic|general protection|kmemleak: [0-9]+ new suspected'
-if grep -qE "$bad" "$tmp/console.log"; then
-	echo "not ok $n - kernel log clean"
-	tr -d '\r' <"$tmp/console.log" | grep -E -A 20 "$bad" | head -n 80 |
-		sed 's/^/# kernel: /'
-else
-	echo "ok $n - kernel log clean"
-fi
-if [ -n "${CFS_VM_LOG:-}" ]; then
-	tr -d '\r' <"$tmp/console.log" >"$CFS_VM_LOG"
-fi
-echo "1..$n"
+vm_suite "VM suite" "$kernel" "$cmdline" 1G "$limit" \
+	'BUG:|KASAN|UBSAN|WARNING:|Oops|Kernel panic|general protection|kmemleak: [0-9]+ new suspected'

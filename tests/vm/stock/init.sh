@@ -4,7 +4,7 @@
 # for the running kernel), checks that the first composefs mount loads
 # the module by itself, runs the suite's sections on the installed tools,
 # and checks the kernel's taint flags. TAP on ttyS1; then reboot.
-. "$CFS_REPO/tests/vm/pid1.sh"
+. "$CFS_REPO/scripts/vm/pid1.sh"
 here=$CFS_REPO/tests/vm/stock
 mount -t debugfs debug /sys/kernel/debug 2>/dev/null
 echo "ok - Debian's kernel $(uname -r) booted, root = packages over the host (overlay)" >&3

@@ -1,4 +1,5 @@
-# Sourced by the PID 1 scripts of the test and bench VMs (tests/vm/init.sh,
+# Guest side of the test and bench VMs (host side: qemu.sh), sourced by
+# their PID 1 scripts (tests/vm/init.sh, tests/vm/stock/init.sh,
 # bench/vm-init.sh): a minimal system on the read-only 9p root, output to
 # ttyS1 on fd 3, and the way out.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
