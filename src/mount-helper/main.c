@@ -56,6 +56,7 @@ static const char usage_text[] =
 	"                        accepted and still mounts read-only\n"
 	"  other VFS options (nosuid, nodev, noexec, noatime, ...) and\n"
 	"  userspace options (_netdev, x-*, ...) as in mount(8)\n"
+	"  X-mount.* options other than X-mount.mkdir are refused\n"
 	"\n"
 	"Exit status (as mount(8)): 0 mounted, 1 incorrect invocation or\n"
 	"permissions, 2 system error, 4 internal error, 32 mount failure.\n"
