@@ -255,12 +255,7 @@ static int register_podman(const struct convert_opts *o,
 /* "oci2cfs: IMAGE: MESSAGE", without IMAGE twice when the reader named it */
 static void print_error(const char *image)
 {
-	const char *msg = cfs_strerror();
-	size_t n = strlen(image);
-
-	if (!strncmp(msg, image, n) && !strncmp(msg + n, ": ", 2))
-		msg += n + 2;
-	fprintf(stderr, "oci2cfs: %s: %s\n", image, msg);
+	fprintf(stderr, "oci2cfs: %s: %s\n", image, cfs_strerror_after(image));
 }
 
 static int convert(const struct convert_opts *o)

@@ -169,7 +169,8 @@ static int cmd_add(struct args *a)
 	    !strstr(a->pos[1], ".cfs"))
 		add.names = self;
 	if (cfs_podman_add(&a->o, &add, id) < 0) {
-		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1], cfs_strerror());
+		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1],
+			cfs_strerror_after(a->pos[1]));
 		return 1;
 	}
 	printf("%s\n", id);
@@ -181,7 +182,8 @@ static int cmd_remove(struct args *a)
 	if (a->purge)
 		return cmd_remove_purge(&a->o, a->pos[1]);
 	if (cfs_podman_remove(&a->o, a->pos[1]) < 0) {
-		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1], cfs_strerror());
+		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1],
+			cfs_strerror_after(a->pos[1]));
 		return 1;
 	}
 	return 0;

@@ -38,6 +38,11 @@ void cfs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cfs_error_prefix(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 const char *cfs_strerror(void);
+/*
+ * cfs_strerror() without a leading "SUBJECT: ", for a tool that prints
+ * "TOOL: SUBJECT: MESSAGE" itself: the subject is named once.
+ */
+const char *cfs_strerror_after(const char *subject);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
