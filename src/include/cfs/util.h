@@ -31,6 +31,8 @@
  *   (cfs_read_exact, cfs_read_fn and its two implementations).
  * - Value parsers without a subject return the value or -1, no message
  *   (cfs_hexval, cfs_unhex): the caller names what it parsed.
+ * - read(2)-like streams return bytes read, 0 at the end, -1 after
+ *   cfs_error() (cfs_blob_read, cfs_stream_fn).
  * - Comparisons return <0, 0, >0; walkers return what their callback did.
  */
 void cfs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
