@@ -71,9 +71,13 @@ tools: $(TOOL_BINS)
 # unit tests also see the private ones beside the library's sources.
 $(BUILD)/obj/lib/%.o $(BUILD)/obj/tests/%.o: PRIVATE_INC := -Isrc/lib
 
+# --version prints debian/changelog's version; only tool-options.c needs it.
+$(BUILD)/obj/lib/tool-options.o: VERSION_DEF := -DCFS_VERSION='"$(VERSION)"'
+$(BUILD)/obj/lib/tool-options.o: debian/changelog
+
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PRIVATE_INC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(PRIVATE_INC) $(VERSION_DEF) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)

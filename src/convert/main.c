@@ -15,6 +15,7 @@
 #include "cfs/util.h"
 
 #define DEFAULT_STORE "/var/lib/cfs"
+#define MAX_THREADS 256 /* as cfs-store --jobs */
 
 static void usage(FILE *f)
 {
@@ -56,6 +57,7 @@ static void usage(FILE *f)
 	      "  -q, --quiet            no progress display\n"
 	      "  -v, --verbose          report each layer\n"
 	      "  -h, --help             show this help\n"
+	      "      --version          print the version\n"
 	      "\n"
 	      "Prints the manifest path, then its fs-verity digest (for mount "
 	      "-o digest=).\n",
@@ -71,6 +73,7 @@ enum {
 	OPT_NO_CACHE,
 	OPT_PODMAN,
 	OPT_POLICY,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +92,7 @@ static const struct option long_opts[] = {
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -105,6 +109,14 @@ static int parse_sync(const char *s, enum cfs_sync *out)
 	return 0;
 }
 
+/* An option's value is wrong: "oci2cfs: --OPTION: what is wrong". */
+static int bad_value(const char *option)
+{
+	fprintf(stderr, "oci2cfs: --%s: %s\n", option, cfs_strerror());
+	return -1;
+}
+
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct convert_opts *o)
 {
 	int c;
@@ -123,7 +135,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 			o->output = optarg;
 			break;
 		case 'j':
-			o->threads = atoi(optarg);
+			if (cfs_parse_count(optarg, 1, MAX_THREADS,
+					    &o->threads) < 0)
+				return bad_value("threads");
 			break;
 		case 'q':
 			o->verbose = -1;
@@ -162,7 +176,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			return 1;
+		case OPT_VERSION:
+			return cfs_print_version("oci2cfs");
 		default:
 			return -1;
 		}
@@ -239,12 +255,7 @@ static int register_podman(const struct convert_opts *o,
 /* "oci2cfs: IMAGE: MESSAGE", without IMAGE twice when the reader named it */
 static void print_error(const char *image)
 {
-	const char *msg = cfs_strerror();
-	size_t n = strlen(image);
-
-	if (!strncmp(msg, image, n) && !strncmp(msg + n, ": ", 2))
-		msg += n + 2;
-	fprintf(stderr, "oci2cfs: %s: %s\n", image, msg);
+	fprintf(stderr, "oci2cfs: %s: %s\n", image, cfs_strerror_after(image));
 }
 
 static int convert(const struct convert_opts *o)
@@ -309,11 +320,14 @@ out:
 int main(int argc, char **argv)
 {
 	struct convert_opts o = {0};
+	int r = parse_args(argc, argv, &o);
 
-	if (parse_args(argc, argv, &o) < 0) {
+	if (r < 0) {
 		fputs("Try 'oci2cfs --help'.\n", stderr);
 		return 2;
 	}
+	if (r > 0)
+		return 0;
 	catch_signals();
 	if (convert(&o) < 0)
 		return interrupted ? 128 + interrupted : 1;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cfs/util.h"
 #include "info.h"
 
 static const char usage_text[] =
@@ -31,6 +32,7 @@ static const char usage_text[] =
 	"\n"
 	"Options:\n"
 	"  -h, --help             show this help and exit\n"
+	"      --version          print the version and exit\n"
 	"\n"
 	"Exit status: 0 on success, 1 on an error, 2 on a usage error.\n";
 
@@ -52,26 +54,39 @@ int need_operands(int argc, int optind_, int min, const char *cmd)
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
+static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
+	int c = getopt_long(argc, argv, "+h", opts, NULL);
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
+	if (c == 'h') {
+		fputs(usage_text, stdout);
+		return 1;
+	}
+	if (c == 'V')
+		return cfs_print_version(TOOL);
+	if (c != -1) {
 		fprintf(stderr, "%s: see %s --help\n", TOOL, TOOL);
-		return 2;
+		return -1;
 	}
 	if (optind >= argc) {
 		fputs(usage_text, stderr);
-		return 2;
+		return -1;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int r = parse_args(argc, argv);
+
+	if (r)
+		return r < 0 ? 2 : 0;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[optind], commands[i].name) == 0)
 			return commands[i].fn(argc - optind, argv + optind);

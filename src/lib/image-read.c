@@ -451,8 +451,8 @@ void cfs_image_dir_entry(const struct cfs_image_inode *dir, uint32_t i,
 		    get32(raw + 4);
 }
 
-int cfs_image_dir_lookup(const struct cfs_image_inode *dir, const char *name,
-			 size_t len, struct cfs_image_dirent *out)
+bool cfs_image_dir_lookup(const struct cfs_image_inode *dir, const char *name,
+			  size_t len, struct cfs_image_dirent *out)
 {
 	uint32_t lo = 0, hi = cfs_image_dir_count(dir);
 
@@ -463,13 +463,13 @@ int cfs_image_dir_lookup(const struct cfs_image_inode *dir, const char *name,
 		cfs_image_dir_entry(dir, mid, out);
 		c = cfs_name_cmp(out->name, out->name_len, name, len);
 		if (c == 0)
-			return 0;
+			return true;
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return -1;
+	return false;
 }
 
 uint32_t cfs_image_xattr_count(const struct cfs_image_inode *ino)

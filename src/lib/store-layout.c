@@ -249,8 +249,12 @@ char *cfs_layout_resolve(const char *store, const char *image)
 			(len > 4 && !strcmp(image + len - 4, ".cfs"));
 	char *path = NULL;
 
-	if (pathlike && is_regular(image))
-		return realpath(image, NULL);
+	if (pathlike && is_regular(image)) {
+		path = realpath(image, NULL);
+		if (!path)
+			cfs_error("%s: %s", image, strerror(errno));
+		return path;
+	}
 	if (cfs_layout_resolve_ref(store, image, &path) == 0)
 		return path;
 	cfs_error("%s: neither a name under %s/refs/ nor a manifest file",

@@ -68,6 +68,16 @@ const char *cfs_strerror(void)
 	return errbuf[0] ? errbuf : "unknown error";
 }
 
+const char *cfs_strerror_after(const char *subject)
+{
+	const char *msg = cfs_strerror();
+	size_t n = strlen(subject);
+
+	if (!strncmp(msg, subject, n) && !strncmp(msg + n, ": ", 2))
+		return msg + n + 2;
+	return msg;
+}
+
 static void *check_alloc(void *p)
 {
 	if (!p) {

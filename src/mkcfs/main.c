@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"      --sync=MODE         batch (default), each or none: how "
 	"objects\n"
 	"                          and the image are made durable\n"
-	"  -h, --help              show this help and exit\n";
+	"  -h, --help              show this help and exit\n"
+	"      --version           print the version and exit\n";
 
 enum {
 	OPT_STORE = 256,
@@ -40,7 +41,8 @@ enum {
 	OPT_PRINT,
 	OPT_EPOCH,
 	OPT_SKIP,
-	OPT_SYNC
+	OPT_SYNC,
+	OPT_VERSION
 };
 
 static int parse_sync(const char *s, enum cfs_sync *out)
@@ -56,7 +58,7 @@ static int parse_sync(const char *s, enum cfs_sync *out)
 	return 0;
 }
 
-/* Returns 0 to go on, or an exit status + 1. */
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct mkcfs_opts *o)
 {
 	static const struct option opts[] = {
@@ -67,6 +69,7 @@ static int parse_args(int argc, char **argv, struct mkcfs_opts *o)
 		{"skip-xattrs", no_argument, NULL, OPT_SKIP},
 		{"sync", required_argument, NULL, OPT_SYNC},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -93,20 +96,22 @@ static int parse_args(int argc, char **argv, struct mkcfs_opts *o)
 				break;
 			fprintf(stderr, "%s: --sync: unknown mode '%s'\n", TOOL,
 				optarg);
-			return 3;
+			return -1;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
+		case OPT_VERSION:
+			return cfs_print_version(TOOL);
 		default:
 			fprintf(stderr, "%s: see %s --help\n", TOOL, TOOL);
-			return 3;
+			return -1;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr,
 			"%s: expected SOURCE and IMAGE (see %s --help)\n", TOOL,
 			TOOL);
-		return 3;
+		return -1;
 	}
 	o->source = argv[optind];
 	o->image = argv[optind + 1];
@@ -185,7 +190,7 @@ int main(int argc, char **argv)
 	int r = parse_args(argc, argv, &o);
 
 	if (r)
-		return r - 1;
+		return r < 0 ? 2 : 0;
 	if (run(&o) < 0) {
 		fprintf(stderr, "%s: %s\n", TOOL, cfs_strerror());
 		return 1;

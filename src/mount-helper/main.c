@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  -s           sloppy: ignore unknown mount options\n"
 	"  -v           verbose: print what is mounted and how\n"
 	"  -h, --help   show this help and exit\n"
+	"  -V, --version  print the version and exit\n"
 	"\n"
 	"Mount options (-o):\n"
 	"  basedir=DIR[:DIR...]  where the image's file contents are looked\n"
@@ -55,6 +56,7 @@ static const char usage_text[] =
 	"                        accepted and still mounts read-only\n"
 	"  other VFS options (nosuid, nodev, noexec, noatime, ...) and\n"
 	"  userspace options (_netdev, x-*, ...) as in mount(8)\n"
+	"  X-mount.* options other than X-mount.mkdir are refused\n"
 	"\n"
 	"Exit status (as mount(8)): 0 mounted, 1 incorrect invocation or\n"
 	"permissions, 2 system error, 4 internal error, 32 mount failure.\n"
@@ -99,7 +101,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "%s: ", mh_prog);
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see '%s --help')\n", mh_prog);
-	return MNT_EX_USAGE;
+	return -1;
 }
 
 struct mh_args {
@@ -116,17 +118,18 @@ static void add_options(struct mh_args *a, const char *more)
 	a->optstr = joined;
 }
 
-/* Returns 0, -1 after --help, or an exit status. */
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct mh_args *a)
 {
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "sfnvo:t:N:rwh", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "sfnvo:t:N:rwhV", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 's':
 			a->flags.sloppy = true;
@@ -159,12 +162,14 @@ static int parse_args(int argc, char **argv, struct mh_args *a)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return -1;
+			return 1;
+		case 'V':
+			return cfs_print_version(mh_prog);
 		default:
 			fprintf(stderr,
 				"Try '%s --help' for more information.\n",
 				mh_prog);
-			return MNT_EX_USAGE;
+			return -1;
 		}
 	}
 	if (argc - optind != 2)
@@ -211,7 +216,7 @@ static int mount_main(int argc, char **argv)
 
 	if (rc) {
 		free(a.optstr);
-		return rc < 0 ? MNT_EX_SUCCESS : rc;
+		return rc < 0 ? MNT_EX_USAGE : MNT_EX_SUCCESS;
 	}
 	rc = mh_parse_options(a.optstr, &a.flags, a.source, &o);
 	if (!rc)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <linux/composefs.h>
 
@@ -150,6 +151,23 @@ static int vfs_option(const struct opt_ctx *c, const char *name,
 	return 0;
 }
 
+/*
+ * Userspace options (x-*, X-*) are comments, except X-mount.*: requests to
+ * mount(8) itself. util-linux 2.38 does X-mount.mkdir before running the
+ * helper (and does not pass X-* to helpers); X-mount.subdir, and 2.39's
+ * idmap, owner, group and mode, change what is mounted or who owns it,
+ * which this helper does not do: refuse them rather than ignore them.
+ */
+static int user_option(const struct opt_ctx *c, const char *name,
+		       const char *val)
+{
+	if (strncasecmp(name, "x-mount.", 8) != 0 ||
+	    strcmp(name + 8, "mkdir") == 0)
+		return 0;
+	return mh_fail(MNT_EX_USAGE, c->subject,
+		       "option %s is not supported for composefs", name);
+}
+
 static int check_combinations(const struct opt_ctx *c)
 {
 	const struct mh_opts *o = c->o;
@@ -195,7 +213,9 @@ int mh_parse_options(const char *optstr, const struct mh_flags *f,
 		return mh_fail(MNT_EX_USAGE, subject,
 			       "cannot parse the mount options '%s'", optstr);
 	o->read_only = asks_read_only(vfs);
-	rc = each_option(vfs, &c, vfs_option);
+	rc = each_option(user, &c, user_option);
+	if (!rc)
+		rc = each_option(vfs, &c, vfs_option);
 	if (!rc)
 		rc = each_option(fs, &c, fs_option);
 	if (!rc)

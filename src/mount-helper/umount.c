@@ -51,12 +51,19 @@ int mh_umount_path(const char *path, const struct mh_flags *f,
 	return rc;
 }
 
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_umount_args(int argc, char **argv, struct mh_flags *f,
 			     const char **target)
 {
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
 	int c;
 
-	while ((c = getopt(argc, argv, "flnrvt:N:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "flnrvt:N:hV", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'f':
 			f->force = true;
@@ -80,16 +87,18 @@ static int parse_umount_args(int argc, char **argv, struct mh_flags *f,
 			       "Unmount a composefs mount; for an upperdir= "
 			       "mount also the composefs\nmount below its "
 			       "overlay. See mount.composefs(8).\n");
-			return -1;
+			return 1;
+		case 'V':
+			return cfs_print_version(mh_prog);
 		default:
 			fprintf(stderr, "Usage: umount.composefs [-flnrv] "
 					"TARGET\n");
-			return MNT_EX_USAGE;
+			return -1;
 		}
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "Usage: umount.composefs [-flnrv] TARGET\n");
-		return MNT_EX_USAGE;
+		return -1;
 	}
 	*target = argv[optind];
 	return 0;
@@ -120,7 +129,7 @@ int mh_umount_main(int argc, char **argv)
 	int rc = parse_umount_args(argc, argv, &f, &arg);
 
 	if (rc)
-		return rc < 0 ? MNT_EX_SUCCESS : rc;
+		return rc < 0 ? MNT_EX_USAGE : MNT_EX_SUCCESS;
 	rc = mh_drop_privileges(arg, "unmount composefs", false);
 	if (rc)
 		return rc;

@@ -58,7 +58,8 @@ static void usage(FILE *f)
 	      "the cfs store\n"
 	      "      --signature-policy=FILE  pull: policy.json (default: "
 	      "as podman)\n"
-	      "  -h, --help              show this help\n",
+	      "  -h, --help              show this help\n"
+	      "      --version           print the version\n",
 	      f);
 }
 
@@ -68,6 +69,7 @@ enum {
 	OPT_INSTALL,
 	OPT_PURGE,
 	OPT_POLICY,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -79,6 +81,7 @@ static const struct option long_opts[] = {
 	{"purge", no_argument, NULL, OPT_PURGE},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -93,6 +96,7 @@ struct args {
 	int n_pos;
 };
 
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	int c;
@@ -126,7 +130,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			return 1;
+		case OPT_VERSION:
+			return cfs_print_version(TOOL);
 		default:
 			return -1;
 		}
@@ -163,7 +169,8 @@ static int cmd_add(struct args *a)
 	    !strstr(a->pos[1], ".cfs"))
 		add.names = self;
 	if (cfs_podman_add(&a->o, &add, id) < 0) {
-		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1], cfs_strerror());
+		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1],
+			cfs_strerror_after(a->pos[1]));
 		return 1;
 	}
 	printf("%s\n", id);
@@ -175,7 +182,8 @@ static int cmd_remove(struct args *a)
 	if (a->purge)
 		return cmd_remove_purge(&a->o, a->pos[1]);
 	if (cfs_podman_remove(&a->o, a->pos[1]) < 0) {
-		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1], cfs_strerror());
+		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1],
+			cfs_strerror_after(a->pos[1]));
 		return 1;
 	}
 	return 0;
@@ -238,8 +246,11 @@ int main(int argc, char **argv)
 	int r;
 
 	umask(022); /* podman's rootless readers need 0644 files */
-	if (parse_args(argc, argv, &a) < 0)
-		return 2;
+	r = parse_args(argc, argv, &a);
+	if (r) {
+		free(a.names);
+		return r < 0 ? 2 : 0;
+	}
 	r = dispatch(&a);
 	free(a.names);
 	return r;

@@ -43,7 +43,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -s, --store=DIR   the object store (default " DEFAULT_STORE
 	      ")\n"
-	      "  -h, --help        this help\n",
+	      "  -h, --help        this help\n"
+	      "      --version     print the version\n",
 	      f);
 }
 
@@ -54,9 +55,11 @@ static const struct option long_opts[] = {
 	{"repair", no_argument, NULL, 'r'},
 	{"jobs", required_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
+/* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse(int argc, char **argv, struct cmd_opts *o)
 {
 	int c;
@@ -76,16 +79,17 @@ static int parse(int argc, char **argv, struct cmd_opts *o)
 			o->repair = true;
 			break;
 		case 'j':
-			o->threads = atoi(optarg);
-			if (o->threads < 1 || o->threads > 256) {
-				fprintf(stderr, TOOL ": bad --jobs: %s\n",
-					optarg);
+			if (cfs_parse_count(optarg, 1, 256, &o->threads) < 0) {
+				fprintf(stderr, TOOL ": --jobs: %s\n",
+					cfs_strerror());
 				return -1;
 			}
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			return 1;
+		case 'V':
+			return cfs_print_version(TOOL);
 		default:
 			return -1;
 		}
@@ -93,12 +97,14 @@ static int parse(int argc, char **argv, struct cmd_opts *o)
 	return 0;
 }
 
-/* Options may come before or after the command. */
+/* Options may come before or after the command; returns as parse(). */
 static int parse_all(int argc, char **argv, struct cmd_opts *o, char **cmd,
 		     char ***args, int *n_args)
 {
-	if (parse(argc, argv, o) < 0)
-		return -1;
+	int r = parse(argc, argv, o);
+
+	if (r)
+		return r;
 	if (optind >= argc) {
 		fputs(TOOL ": no command\n", stderr);
 		return -1;
@@ -107,8 +113,9 @@ static int parse_all(int argc, char **argv, struct cmd_opts *o, char **cmd,
 	argc -= optind;
 	argv += optind;
 	optind = 0; /* glibc: start afresh, at argv[1] */
-	if (parse(argc, argv, o) < 0)
-		return -1;
+	r = parse(argc, argv, o);
+	if (r)
+		return r;
 	*args = argv + optind;
 	*n_args = argc - optind;
 	return 0;
@@ -150,10 +157,11 @@ int main(int argc, char **argv)
 {
 	struct cmd_opts o = {.store = DEFAULT_STORE};
 	char *cmd = NULL, *real, **args = NULL;
-	int n_args = 0, r;
+	int n_args = 0, r = parse_all(argc, argv, &o, &cmd, &args, &n_args);
 
-	if (parse_all(argc, argv, &o, &cmd, &args, &n_args) < 0 ||
-	    !allowed(&o, cmd)) {
+	if (r > 0)
+		return 0;
+	if (r < 0 || !allowed(&o, cmd)) {
 		if (cmd && !allowed(&o, cmd))
 			fprintf(stderr, TOOL ": option not valid for %s\n",
 				cmd);

@@ -68,6 +68,13 @@ expect_failure not-an-image "$TMP/empty-dir" \
 	"oci-layout|index|not an|image|layout|no such" "$s" "$TMP/empty-dir"
 expect_failure unknown-ref "no-such-tag" "ref|tag|not found|no image" \
 	"$s" "$FX/layout" --ref no-such-tag
+# A transport prefix skopeo would not know either: say so, name the image once.
+expect_failure unknown-transport 'oci2cfs: foo://x: unknown transport "foo"' \
+	"known: docker://, containers-storage:" "$s" foo://x
+is "$(grep -o 'foo://x' "$TMP/unknown-transport.err" | wc -l)" 1 \
+	"unknown-transport: the image is named once, not repeated"
+expect_failure not-a-transport 'oci2cfs: xyz:tag: no such file, and "xyz" is not a transport' \
+	"known: docker://" "$s" xyz:tag
 printf 'not a tar at all\n' >"$TMP/garbage.tar"
 expect_failure garbage-file "$TMP/garbage.tar" \
 	"archive|tar|format|not an|image|unrecognized" "$s" "$TMP/garbage.tar"

@@ -88,6 +88,24 @@ run "$H" -f -o upperdir=/tmp "$IMG" "$TMP/mnt"
 fails 1 "upperdir= and workdir= go together" "upperdir= alone: exit 1"
 run "$H" -f -o remount "$IMG" "$TMP/mnt"
 fails 1 "option remount is not supported" "remount: exit 1"
+# X-mount.*: mount(8) does mkdir itself; the rest would be silently ignored.
+# Without -f: the refusal comes before the kernel is asked (which, without
+# the module, would exit 32), so nothing can be mounted.
+run "$H" -o ro,X-mount.idmap=b:0:100000:65536,basedir="$S" "$IMG" "$TMP/mnt"
+fails 1 "mount.composefs: $IMG: option X-mount.idmap is not supported" \
+	"X-mount.idmap=: refused with one line naming it, exit 1"
+mountpoint -q "$TMP/mnt"
+ok $((!$?)) "X-mount.idmap=: nothing mounted"
+for o in X-mount.subdir=etc X-mount.owner=0 X-mount.group=0 X-mount.mode=0755 \
+	x-mount.idmap=u:0:1:1; do
+	run "$H" -f -o "$o" "$IMG" "$TMP/mnt"
+	fails 1 "option ${o%%=*} is not supported" "$o: refused, exit 1"
+done
+run "$H" -f -s -o X-mount.idmap=b:0:1:1 "$IMG" "$TMP/mnt"
+fails 1 "option X-mount.idmap is not supported" \
+	"-s (sloppy) does not make X-mount.idmap= acceptable"
+run "$H" -f -n -o X-mount.mkdir=0700,x-app.note=1,X-app.comment "$IMG" "$TMP/mnt"
+succeeds "X-mount.mkdir (done by mount(8)) and other x-*/X-* options pass"
 
 # --- validation of the image, digests and directories (exit 32)
 run "$H" -f "$TMP/none.cfs" "$TMP/mnt"

@@ -187,5 +187,43 @@ for o in digest-store from-file print-digest use-epoch skip-xattrs sync; do
 done
 ok $man_ok "every command and option in --help is in the man pages"
 
+# -j/--threads and cfs-store's --jobs: a whole number in range, else one
+# "TOOL: --OPTION: what is wrong" line and the usage-error status 2.
+for bad in x 3x '' ' 3' 0 -1 257 99999999999999999999; do
+	"$bin/oci2cfs" --threads="$bad" "$tmp/none.tar" >"$tmp/out" 2>&1
+	rc=$?
+	first=$(head -n1 "$tmp/out")
+	case $bad in
+	[0-9]* | -*) want="oci2cfs: --threads: out of range (1 to 256): $bad" ;;
+	*) want="oci2cfs: --threads: not a number: $bad" ;;
+	esac
+	[ "$bad" = 3x ] && want="oci2cfs: --threads: not a number: 3x"
+	[ $rc -eq 2 ] && [ "$first" = "$want" ]
+	ok $? "oci2cfs --threads='$bad': exit 2, '$want' (got $rc, '$first')"
+done
+"$bin/cfs-store" --store "$tmp" fsck --jobs 2x >"$tmp/out" 2>&1
+[ $? -eq 2 ] && [ "$(head -n1 "$tmp/out")" = "cfs-store: --jobs: not a number: 2x" ]
+ok $? "cfs-store --jobs 2x: exit 2, 'cfs-store: --jobs: not a number: 2x'"
+"$bin/cfs-store" --store "$tmp" fsck -j 0 >"$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -qx "cfs-store: --jobs: out of range (1 to 256): 0" "$tmp/out"
+ok $? "cfs-store -j 0: exit 2, out of range"
+
+# --version: "TOOL VERSION", VERSION as debian/changelog's first line has it
+# (without the Debian revision), listed in --help and the man page.
+version=$(sed -n '1s/^[^(]*(\([^)-]*\).*/\1/p' "$top/debian/changelog")
+ln -s "$bin/mount.composefs" "$tmp/umount.composefs"
+for t in oci2cfs cfs-info mkcfs mount.composefs cfs-podman cfs-store \
+	umount.composefs; do
+	exe=$bin/$t
+	[ "$t" = umount.composefs ] && exe=$tmp/umount.composefs
+	out=$("$exe" --version 2>&1)
+	[ $? -eq 0 ] && [ -n "$version" ] && [ "$out" = "$t $version" ]
+	ok $? "$t --version prints '$t $version' (got '$out')"
+	[ "$t" = umount.composefs ] && continue
+	"$exe" --help | grep -q -- '--version' &&
+		grep -q -- '-\\-version' "$top"/man/"$t".[18]
+	ok $? "$t: --version in --help and in the man page"
+done
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -72,9 +72,9 @@ void cfs_image_get_inode(const struct cfs_image *img, uint32_t ino,
 uint32_t cfs_image_dir_count(const struct cfs_image_inode *dir);
 void cfs_image_dir_entry(const struct cfs_image_inode *dir, uint32_t i,
 			 struct cfs_image_dirent *out);
-/* Binary search; returns 0 and fills out, or -1 if absent. */
-int cfs_image_dir_lookup(const struct cfs_image_inode *dir, const char *name,
-			 size_t len, struct cfs_image_dirent *out);
+/* Binary search; true and fills out if found (a predicate: no message). */
+bool cfs_image_dir_lookup(const struct cfs_image_inode *dir, const char *name,
+			  size_t len, struct cfs_image_dirent *out);
 uint32_t cfs_image_xattr_count(const struct cfs_image_inode *ino);
 void cfs_image_xattr_get(const struct cfs_image_inode *ino, uint32_t i,
 			 struct cfs_image_xattr *out);

@@ -37,7 +37,10 @@ int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
  * no verity; EEXIST is treated as success.
  */
 int cfs_verity_enable(int fd);
-/* Measure the enabled fs-verity digest of fd; -1 (ENODATA) if none. */
+/*
+ * Measure the enabled fs-verity digest of fd: 0, or -1 with errno (ENODATA:
+ * verity is not enabled) and no message: callers probe with it.
+ */
 int cfs_verity_measure(int fd, uint8_t out[CFS_DIGEST_SIZE]);
 
 /* "xx/yyyy..." object path for a digest (66 bytes + NUL). */

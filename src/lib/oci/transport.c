@@ -15,7 +15,11 @@
 #include "internal.h"
 #include "cfs/util.h"
 
-enum transport { T_NONE, T_LOCAL, T_REMOTE };
+enum transport { T_NONE, T_LOCAL, T_REMOTE, T_UNKNOWN };
+
+#define KNOWN_TRANSPORTS                                                       \
+	"docker://, containers-storage:, dir:, oci:, oci-archive:, "           \
+	"docker-archive:"
 
 struct parsed {
 	enum transport kind;
@@ -88,6 +92,18 @@ static char *storage_record(const char *rest)
 	return cfs_oci_normalize_name(rest);
 }
 
+/*
+ * "WORD:..." with no '/' before the colon, as skopeo spells a transport
+ * ("localhost:5000/x" too: skopeo also reads it as a transport).
+ */
+static bool has_transport_prefix(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+	return n > 0 && name[n] == ':';
+}
+
 static void parse(struct parsed *p, const char *name)
 {
 	struct stat st;
@@ -118,7 +134,24 @@ static void parse(struct parsed *p, const char *name)
 		p->kind = T_LOCAL;
 		p->tp = "docker-archive";
 		split_ref(p, name + 15);
+	} else if (has_transport_prefix(name)) {
+		p->kind = T_UNKNOWN;
 	}
+}
+
+/* Not a file, and the prefix is not a transport: say both. */
+static int unknown_transport(const char *name)
+{
+	int n = (int)strcspn(name, ":");
+
+	if (!strncmp(name + n, "://", 3))
+		cfs_error("%s: unknown transport \"%.*s\" (known: %s)", name, n,
+			  name, KNOWN_TRANSPORTS);
+	else
+		cfs_error("%s: no such file, and \"%.*s\" is not a transport "
+			  "(known: %s)",
+			  name, n, name, KNOWN_TRANSPORTS);
+	return -1;
 }
 
 static void parsed_free(struct parsed *p)
@@ -155,7 +188,7 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 
 	parse(&p, name);
 	/* a plain path is a local file the user has, as before: no policy */
-	if (p.kind != T_NONE &&
+	if (p.kind != T_NONE && p.kind != T_UNKNOWN &&
 	    oci_policy_check(policy, p.tp,
 			     !strcmp(p.tp, "docker") ? p.record : NULL) < 0) {
 		cfs_error_prefix("%s", name);
@@ -170,6 +203,9 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		r = open_remote(out, name, &p, platform);
 		if (r < 0)
 			cfs_error_prefix("%s", name);
+		break;
+	case T_UNKNOWN:
+		r = unknown_transport(name);
 		break;
 	default:
 		r = cfs_oci_open(out, name, ref, platform);

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/* What every tool's option parsing shares: --version, counts like -j N. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cfs/util.h"
+
+/*
+ * The Makefile passes debian/changelog's version for this file only; other
+ * builds of the library (tests/fuzz/run) do not need one.
+ */
+#ifndef CFS_VERSION
+#define CFS_VERSION "unknown"
+#endif
+
+const char *cfs_version(void)
+{
+	return CFS_VERSION;
+}
+
+int cfs_print_version(const char *tool)
+{
+	printf("%s %s\n", tool, CFS_VERSION);
+	return 1;
+}
+
+int cfs_parse_count(const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || isspace((unsigned char)s[0])) {
+		cfs_error("not a number: %s", s);
+		return -1;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		cfs_error("out of range (%d to %d): %s", min, max, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
