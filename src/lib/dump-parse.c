@@ -177,7 +177,7 @@ static int parse_mtime(struct parser *p, struct attrs *a)
 	char buf[64];
 
 	if (parse_u64(s + neg, sec_len - neg, max, 10, &sec) < 0 ||
-	    (dot && parse_u64(dot + 1, f->len - sec_len - 1, 999999999, 10,
+	    (dot && parse_u64(dot + 1, f->len - sec_len - 1, CFS_MAX_NSEC, 10,
 			      &nsec) < 0))
 		return fail(p, "bad MTIME '%s' (SECONDS.NANOSECONDS expected)",
 			    shown(s, f->len, buf));

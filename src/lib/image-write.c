@@ -261,7 +261,7 @@ static const char *put_inode(struct writer *w, struct cfs_inode *ino,
 
 	if (!cfs_mode_ok(ino->mode))
 		return "invalid mode";
-	if (ino->mtime_nsec >= 1000000000)
+	if (ino->mtime_nsec > CFS_MAX_NSEC)
 		return "nanoseconds out of range";
 	memset(di, 0, sizeof(*di));
 	di->st_mode = htole32(ino->mode);

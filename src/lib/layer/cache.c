@@ -268,7 +268,7 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 	default:
 		return false;
 	}
-	if (!cfs_mode_ok(e->mode) || e->mtime_nsec >= 1000000000 ||
+	if (!cfs_mode_ok(e->mode) || e->mtime_nsec > CFS_MAX_NSEC ||
 	    !xattrs_ok(e))
 		return false;
 	if (S_ISLNK(e->mode))

@@ -538,7 +538,7 @@ static int read_node(struct reader *r, struct archive_entry *e,
 	le->gid = gid;
 	le->mtime_sec = archive_entry_mtime(e);
 	le->mtime_nsec = archive_entry_mtime_nsec(e);
-	if (le->mtime_nsec >= 1000000000)
+	if (le->mtime_nsec > CFS_MAX_NSEC)
 		le->mtime_nsec = 0;
 	if (read_xattrs(e, le) < 0)
 		return -1;
