@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "rules.h"
 #include "cfs/util.h"
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "path.h"
 #include "rules.h"
 #include "cfs/hashtab.h"
 #include "cfs/util.h"

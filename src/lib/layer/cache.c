@@ -214,7 +214,7 @@ static bool xattrs_ok(const struct cfs_layer_entry *e)
 	for (uint32_t i = 0; i < e->n_xattrs; i++) {
 		size_t klen = strlen(e->xattrs[i].key);
 
-		if (klen == 0 || klen > CFS_NAME_MAX)
+		if (klen == 0 || klen > CFS_MAX_NAME)
 			return false;
 		if (i > 0 &&
 		    strcmp(e->xattrs[i - 1].key, e->xattrs[i].key) >= 0)
@@ -237,7 +237,7 @@ static void get_xattrs(struct cursor *c, struct cfs_layer_entry *e)
 		uint64_t vlen;
 		const uint8_t *v;
 
-		x->key = get_string(c, CFS_NAME_MAX);
+		x->key = get_string(c, CFS_MAX_NAME);
 		e->n_xattrs = i + 1;
 		vlen = get_varint(c);
 		v = vlen <= UINT16_MAX ? get_raw(c, vlen) : NULL;
@@ -260,7 +260,7 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 		break;
 	case CFS_ENTRY_HARDLINK:
 		return e->link && !e->has_digest && e->path[0] &&
-		       cfs_layer_path_is_clean(e->link, strlen(e->link));
+		       cfs_path_is_clean(e->link, strlen(e->link));
 	case CFS_ENTRY_WHITEOUT:
 		return !e->link && !e->has_digest && e->path[0];
 	case CFS_ENTRY_OPAQUE:
@@ -289,7 +289,7 @@ static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
 	if (!fixed)
 		return;
 	e->kind = fixed[0];
-	e->path = get_string(c, CFS_PATH_MAX);
+	e->path = get_string(c, CFS_MAX_PATH);
 	e->mode = get_u32(c);
 	e->uid = get_u32(c);
 	e->gid = get_u32(c);
@@ -301,7 +301,7 @@ static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
 	if (fixed[1] & ~(FLAG_LINK | FLAG_DIGEST))
 		c->bad = true;
 	if (fixed[1] & FLAG_LINK)
-		e->link = get_string(c, CFS_PATH_MAX);
+		e->link = get_string(c, CFS_MAX_PATH);
 	if (fixed[1] & FLAG_DIGEST) {
 		const uint8_t *d = get_raw(c, CFS_DIGEST_SIZE);
 
@@ -320,7 +320,7 @@ static bool entries_ok(const struct cfs_layer *l, struct cfs_store *s)
 	for (size_t i = 0; i < l->n_entries; i++) {
 		const struct cfs_layer_entry *e = &l->entries[i];
 
-		if (!cfs_layer_path_is_clean(e->path, strlen(e->path)) ||
+		if (!cfs_path_is_clean(e->path, strlen(e->path)) ||
 		    !entry_ok(e, s))
 			return false;
 		if (e->kind == CFS_ENTRY_NODE && S_ISREG(e->mode))
