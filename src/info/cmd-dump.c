@@ -29,7 +29,7 @@ int cmd_dump(int argc, char **argv)
 	return ret;
 }
 
-static void ls_one(const char *path, size_t path_len,
+static void ls_one(const char *path, size_t path_len, uint32_t ino_num,
 		   const struct cfs_image_inode *ino, void *opaque)
 {
 	cfs_dump_escape(stdout, path, path_len, 0);
@@ -55,7 +55,7 @@ int cmd_ls(int argc, char **argv)
 	}
 	if (info_open(&ii, argv[1]) < 0)
 		return 1;
-	info_walk(&ii.img, ls_one, NULL);
+	cfs_image_walk(&ii.img, ls_one, NULL);
 	info_close(&ii);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "%s: write error\n", TOOL);

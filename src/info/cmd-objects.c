@@ -20,7 +20,7 @@ struct object_list {
 	size_t n, cap;
 };
 
-static void collect_one(const char *path, size_t path_len,
+static void collect_one(const char *path, size_t path_len, uint32_t ino_num,
 			const struct cfs_image_inode *ino, void *opaque)
 {
 	struct object_list *l = opaque;
@@ -49,7 +49,7 @@ static int collect(char **images, int n, struct object_list *l)
 
 		if (info_open(&ii, images[i]) < 0)
 			return -1;
-		info_walk(&ii.img, collect_one, l);
+		cfs_image_walk(&ii.img, collect_one, l);
 		info_close(&ii);
 	}
 	if (l->n)

@@ -21,11 +21,6 @@ struct info_image {
 int info_open(struct info_image *ii, const char *path);
 void info_close(struct info_image *ii);
 
-/* Called for every name in the image, depth first, in name order. */
-typedef void (*info_walk_fn)(const char *path, size_t path_len,
-			     const struct cfs_image_inode *ino, void *opaque);
-void info_walk(const struct cfs_image *img, info_walk_fn fn, void *opaque);
-
 /* Subcommands; argv[0] is the subcommand name. Return the exit status. */
 int cmd_dump(int argc, char **argv);
 int cmd_ls(int argc, char **argv);

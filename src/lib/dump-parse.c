@@ -8,6 +8,7 @@
 
 #include "cfs/dump.h"
 #include "cfs/escape.h"
+#include "path.h"
 #include "rules.h"
 #include "cfs/store.h"
 #include "cfs/util.h"
@@ -177,7 +178,7 @@ static int parse_mtime(struct parser *p, struct attrs *a)
 	char buf[64];
 
 	if (parse_u64(s + neg, sec_len - neg, max, 10, &sec) < 0 ||
-	    (dot && parse_u64(dot + 1, f->len - sec_len - 1, 999999999, 10,
+	    (dot && parse_u64(dot + 1, f->len - sec_len - 1, CFS_MAX_NSEC, 10,
 			      &nsec) < 0))
 		return fail(p, "bad MTIME '%s' (SECONDS.NANOSECONDS expected)",
 			    shown(s, f->len, buf));
@@ -251,23 +252,6 @@ static int parse_numbers(struct parser *p, struct attrs *a)
 }
 
 /* Relative, without a ".." component (it must stay inside a basedir). */
-static bool backing_path_ok(const char *path, size_t len)
-{
-	size_t start = 0;
-
-	if (path[0] == '/')
-		return false;
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && path[i] != '/')
-			continue;
-		if (i - start == 2 && path[start] == '.' &&
-		    path[start + 1] == '.')
-			return false;
-		start = i + 1;
-	}
-	return true;
-}
-
 /* Rules tying payload, digest and rdev to the file type. */
 static int check_type_rules(struct parser *p, struct attrs *a)
 {
@@ -293,7 +277,7 @@ static int check_type_rules(struct parser *p, struct attrs *a)
 	if (a->size == 0 && (a->payload || a->has_digest))
 		return fail(p, "empty regular file with a backing path or "
 			       "digest");
-	if (a->payload && !backing_path_ok(a->payload, a->payload_len))
+	if (a->payload && !cfs_backing_path_ok(a->payload, a->payload_len))
 		return fail(p, "backing path must be relative, without '..'");
 	if (a->size > 0 && !a->payload) {
 		char path[CFS_OBJECT_PATH_LEN + 1];
@@ -447,25 +431,22 @@ static int check_path(struct parser *p, const char *what, const char *path,
 		      size_t len)
 {
 	char buf[64];
-	size_t i = 1;
 
 	if (len == 0 || path[0] != '/')
 		return fail(p, "%s '%s' is not absolute", what,
 			    shown(path, len, buf));
-	while (i < len || (i == len && len > 1)) {
-		const char *sl = memchr(path + i, '/', len - i);
-		size_t n = sl ? (size_t)(sl - path) - i : len - i;
-
-		if (n == 0 || (n == 1 && path[i] == '.') ||
-		    (n == 2 && path[i] == '.' && path[i + 1] == '.'))
-			return fail(p, "%s '%s' is not normalised", what,
-				    shown(path, len, buf));
-		if (n > CFS_MAX_NAME)
-			return fail(p, "%s: a name is longer than %d bytes",
-				    what, CFS_MAX_NAME);
-		i += n + 1;
+	if (len == 1)
+		return 0;
+	switch (cfs_path_check(path + 1, len - 1)) {
+	case CFS_PATH_CLEAN:
+		return 0;
+	case CFS_PATH_NAME_TOO_LONG:
+		return fail(p, "%s: a name is longer than %d bytes", what,
+			    CFS_MAX_NAME);
+	default:
+		return fail(p, "%s '%s' is not normalised", what,
+			    shown(path, len, buf));
 	}
-	return 0;
 }
 
 /*

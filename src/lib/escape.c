@@ -56,15 +56,21 @@ void cfs_dump_escape(FILE *out, const void *s, size_t len, unsigned int flags)
 	}
 }
 
-const char *cfs_printable_n(char *buf, size_t size, const void *s, size_t len)
+/*
+ * The one loop behind cfs_printable* (and so cfs_error's messages): bytes
+ * outside 0x20-0x7e escaped into buf, cut with "..." to fit.
+ */
+static const char *printable(char *buf, size_t size, const uint8_t *p,
+			     size_t len, bool escape_backslash)
 {
-	const uint8_t *p = s;
 	size_t n = 0;
 	char e[4];
 
 	for (size_t i = 0; i < len; i++) {
 		size_t k = cfs_escape_byte(
-			e, p[i], p[i] < 0x20 || p[i] > 0x7e || p[i] == '\\');
+			e, p[i],
+			p[i] < 0x20 || p[i] > 0x7e ||
+				(escape_backslash && p[i] == '\\'));
 
 		if (n + k + 4 > size) {
 			memcpy(buf + n, "...", 3);
@@ -76,6 +82,16 @@ const char *cfs_printable_n(char *buf, size_t size, const void *s, size_t len)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+const char *cfs_printable_n(char *buf, size_t size, const void *s, size_t len)
+{
+	return printable(buf, size, s, len, true);
+}
+
+const char *cfs_printable_msg(char *buf, size_t size, const char *s)
+{
+	return printable(buf, size, (const uint8_t *)s, strlen(s), false);
 }
 
 const char *cfs_printable(char *buf, size_t size, const char *s)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "rules.h"
 #include "cfs/util.h"
 
@@ -263,7 +264,7 @@ static int check_inode(const struct cfs_image *img, uint32_t ino,
 	decode_inode(img, ino, &in);
 	if (!cfs_mode_ok(in.mode))
 		return corrupt("inode %u: invalid mode %o", ino, in.mode);
-	if (in.mtime_nsec >= 1000000000 || in.ctime_nsec >= 1000000000)
+	if (in.mtime_nsec > CFS_MAX_NSEC || in.ctime_nsec > CFS_MAX_NSEC)
 		return corrupt("inode %u: nanoseconds out of range", ino);
 	if (check_xattrs(&in) < 0)
 		return -1;

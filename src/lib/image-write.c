@@ -14,16 +14,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "path.h"
 #include "rules.h"
+#include "cfs/hashtab.h"
 #include "cfs/util.h"
 
 #define NO_INO UINT32_MAX
 
-struct blob_slot {
-	uint64_t hash;
-	uint64_t off; /* offset in vdata */
-	uint32_t len;
-	bool used;
+/* A blob stored in vdata, for sharing with an identical one. */
+struct blob {
+	uint64_t off;
+	uint32_t len, align;
 };
 
 struct writer {
@@ -31,8 +32,9 @@ struct writer {
 	const struct cfs_node **names; /* a name of each, for messages */
 	uint32_t n_inodes, cap_inodes;
 	struct cfs_buf vdata;
-	struct blob_slot *slots; /* dedup table, open addressing */
-	size_t n_slots, used_slots;
+	struct blob *blobs;
+	size_t n_blobs, cap_blobs;
+	struct cfs_htab blob_index; /* content hash -> blobs index + 1 */
 	/*
 	 * Random per build, so that blobs from an image (symlink targets,
 	 * xattrs) cannot be chosen to collide; the output does not depend
@@ -41,62 +43,49 @@ struct writer {
 	uint64_t seed;
 };
 
-/* FNV-1a, then splitmix64's finaliser: the slot bits depend on all. */
-static uint64_t fnv1a(const uint8_t *p, size_t n, uint64_t h)
+static bool blob_equal(const struct writer *w, const struct blob *b,
+		       const void *p, uint32_t len, size_t align)
 {
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
+	return b->len == len && b->align == align &&
+	       memcmp(w->vdata.data + b->off, p, len) == 0;
 }
 
-static void slots_grow(struct writer *w);
+static const struct blob *blob_add(struct writer *w, const void *p,
+				   uint32_t len, size_t align, uint64_t hash)
+{
+	struct blob *b;
+
+	if (w->n_blobs == w->cap_blobs) {
+		w->cap_blobs = w->cap_blobs ? 2 * w->cap_blobs : 1024;
+		w->blobs = xrealloc(w->blobs, w->cap_blobs * sizeof(*w->blobs));
+	}
+	cfs_buf_align(&w->vdata, align);
+	b = &w->blobs[w->n_blobs++];
+	*b = (struct blob){w->vdata.len, len, (uint32_t)align};
+	cfs_buf_append(&w->vdata, p, len);
+	cfs_htab_insert(&w->blob_index, hash, w->n_blobs);
+	return b;
+}
 
 /* Appends bytes to vdata (aligned), or finds an identical earlier copy. */
 static void put_blob(struct writer *w, const void *p, uint32_t len,
 		     size_t align, struct cfs_disk_vdata *ref)
 {
-	uint64_t h = fnv1a(p, len, 0xcbf29ce484222325ULL ^ w->seed ^ align);
-	size_t i;
+	uint64_t h = cfs_hash_bytes(p, len, w->seed ^ align);
+	const struct blob *b = NULL;
+	struct cfs_htab_probe probe;
 
-	if (w->used_slots * 2 >= w->n_slots)
-		slots_grow(w);
-	for (i = h & (w->n_slots - 1); w->slots[i].used;
-	     i = (i + 1) & (w->n_slots - 1)) {
-		struct blob_slot *s = &w->slots[i];
-
-		if (s->hash == h && s->len == len &&
-		    memcmp(w->vdata.data + s->off, p, len) == 0)
-			goto out;
+	for (size_t v = cfs_htab_first(&w->blob_index, h, &probe); v;
+	     v = cfs_htab_next(&w->blob_index, &probe)) {
+		if (blob_equal(w, &w->blobs[v - 1], p, len, align)) {
+			b = &w->blobs[v - 1];
+			break;
+		}
 	}
-	cfs_buf_align(&w->vdata, align);
-	w->slots[i] = (struct blob_slot){h, w->vdata.len, len, true};
-	w->used_slots++;
-	cfs_buf_append(&w->vdata, p, len);
-out:
-	ref->off = htole64(w->slots[i].off);
+	if (!b)
+		b = blob_add(w, p, len, align, h);
+	ref->off = htole64(b->off);
 	ref->len = htole32(len);
-}
-
-static void slots_grow(struct writer *w)
-{
-	struct blob_slot *old = w->slots;
-	size_t n_old = w->n_slots;
-
-	w->n_slots = n_old ? 2 * n_old : 1024;
-	w->slots = xcalloc(w->n_slots, sizeof(*w->slots));
-	for (size_t j = 0; j < n_old; j++) {
-		size_t i;
-
-		if (!old[j].used)
-			continue;
-		for (i = old[j].hash & (w->n_slots - 1); w->slots[i].used;
-		     i = (i + 1) & (w->n_slots - 1))
-			;
-		w->slots[i] = old[j];
-	}
-	free(old);
 }
 
 static void add_inode(struct writer *w, const struct cfs_node *n)
@@ -273,7 +262,7 @@ static const char *put_inode(struct writer *w, struct cfs_inode *ino,
 
 	if (!cfs_mode_ok(ino->mode))
 		return "invalid mode";
-	if (ino->mtime_nsec >= 1000000000)
+	if (ino->mtime_nsec > CFS_MAX_NSEC)
 		return "nanoseconds out of range";
 	memset(di, 0, sizeof(*di));
 	di->st_mode = htole32(ino->mode);
@@ -302,7 +291,8 @@ static void writer_free(struct writer *w)
 {
 	free(w->inodes);
 	free(w->names);
-	free(w->slots);
+	free(w->blobs);
+	cfs_htab_free(&w->blob_index);
 	cfs_buf_free(&w->vdata);
 }
 

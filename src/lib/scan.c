@@ -16,11 +16,12 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cfs/hashtab.h"
 #include "cfs/util.h"
 #include "cfs/verity.h"
 
 /* A file with several links, by (st_dev, st_ino). */
-struct link_slot {
+struct link {
 	dev_t dev;
 	ino_t ino;
 	struct cfs_inode *inode;
@@ -29,10 +30,11 @@ struct link_slot {
 struct scan {
 	struct cfs_store *store;
 	unsigned int flags;
-	dev_t dev;		 /* of the source root: never leave it */
-	struct cfs_buf path;	 /* current path, for messages */
-	struct link_slot *links; /* open addressing, power of 2 */
+	dev_t dev;	     /* of the source root: never leave it */
+	struct cfs_buf path; /* current path, for messages */
+	struct link *links;
 	size_t n_links, cap_links;
+	struct cfs_htab link_index; /* hash of (dev, ino) -> links index + 1 */
 };
 
 static const char *cur_path(struct scan *s)
@@ -46,56 +48,42 @@ static int fail_errno(struct scan *s, const char *what)
 	return -1;
 }
 
-static size_t link_hash(dev_t dev, ino_t ino, size_t cap)
+static uint64_t link_hash(dev_t dev, ino_t ino)
 {
-	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
-
-	return (size_t)(h ^ (h >> 29)) & (cap - 1);
-}
-
-static struct link_slot *link_find(struct scan *s, dev_t dev, ino_t ino)
-{
-	size_t i = link_hash(dev, ino, s->cap_links);
-
-	while (s->links[i].inode &&
-	       (s->links[i].dev != dev || s->links[i].ino != ino))
-		i = (i + 1) & (s->cap_links - 1);
-	return &s->links[i];
-}
-
-static void link_grow(struct scan *s)
-{
-	struct link_slot *old = s->links;
-	size_t old_cap = s->cap_links;
-
-	s->cap_links = old_cap ? 2 * old_cap : 64;
-	s->links = xcalloc(s->cap_links, sizeof(*s->links));
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].inode)
-			*link_find(s, old[i].dev, old[i].ino) = old[i];
-	free(old);
+	return cfs_hash_u64((uint64_t)ino * 0x9e3779b97f4a7c15ULL ^
+			    (uint64_t)dev);
 }
 
 /* The inode already made for this (dev, ino), or NULL. */
 static struct cfs_inode *link_lookup(struct scan *s, const struct stat *st)
 {
-	if (st->st_nlink < 2 || S_ISDIR(st->st_mode) || !s->cap_links)
+	struct cfs_htab_probe p;
+
+	if (st->st_nlink < 2 || S_ISDIR(st->st_mode))
 		return NULL;
-	return link_find(s, st->st_dev, st->st_ino)->inode;
+	for (size_t v = cfs_htab_first(&s->link_index,
+				       link_hash(st->st_dev, st->st_ino), &p);
+	     v; v = cfs_htab_next(&s->link_index, &p)) {
+		const struct link *l = &s->links[v - 1];
+
+		if (l->dev == st->st_dev && l->ino == st->st_ino)
+			return l->inode;
+	}
+	return NULL;
 }
 
 static void link_remember(struct scan *s, const struct stat *st,
 			  struct cfs_inode *inode)
 {
-	struct link_slot *slot;
-
 	if (st->st_nlink < 2 || S_ISDIR(st->st_mode))
 		return;
-	if (2 * (s->n_links + 1) > s->cap_links)
-		link_grow(s);
-	slot = link_find(s, st->st_dev, st->st_ino);
-	*slot = (struct link_slot){st->st_dev, st->st_ino, inode};
-	s->n_links++;
+	if (s->n_links == s->cap_links) {
+		s->cap_links = s->cap_links ? 2 * s->cap_links : 64;
+		s->links = xrealloc(s->links, s->cap_links * sizeof(*s->links));
+	}
+	s->links[s->n_links++] = (struct link){st->st_dev, st->st_ino, inode};
+	cfs_htab_insert(&s->link_index, link_hash(st->st_dev, st->st_ino),
+			s->n_links);
 }
 
 /* Lists names into a malloc'ed NUL-separated buffer; *len 0 if none. */
@@ -410,6 +398,7 @@ struct cfs_tree *cfs_scan_dir(const char *path, struct cfs_store *store,
 		close(fd);
 	cfs_buf_free(&s.path);
 	free(s.links);
+	cfs_htab_free(&s.link_index);
 	if (r < 0) {
 		cfs_tree_free(t);
 		return NULL;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "store-verify.h"
+#include "cfs/hashtab.h"
 #include "cfs/util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
@@ -41,8 +42,7 @@ struct cfs_store {
 	pthread_mutex_t lock;
 	struct pending *pending;
 	size_t n_pending, cap_pending;
-	/* Open-addressing index into pending (entry + 1; 0 = empty). */
-	size_t *index, n_index;
+	struct cfs_htab pending_index; /* digest -> pending entry + 1 */
 	struct cfs_store_stats stats;
 	atomic_bool verity_unsupported;
 	atomic_bool verity_used;
@@ -109,7 +109,7 @@ void cfs_store_close(struct cfs_store *s)
 		free(s->pending[i].tmp);
 	}
 	free(s->pending);
-	free(s->index);
+	cfs_htab_free(&s->pending_index);
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->dir);
@@ -134,34 +134,16 @@ void cfs_store_get_stats(struct cfs_store *s, struct cfs_store_stats *st)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Digests are uniformly distributed: their first bytes are a fine hash. */
-static size_t digest_slot(const uint8_t *digest, size_t n_index)
-{
-	size_t h;
-
-	memcpy(&h, digest, sizeof(h));
-	return h & (n_index - 1);
-}
-
 static bool pending_has(struct cfs_store *s, const uint8_t *digest)
 {
-	if (!s->n_index)
-		return false;
-	for (size_t i = digest_slot(digest, s->n_index); s->index[i];
-	     i = (i + 1) & (s->n_index - 1))
-		if (!memcmp(s->pending[s->index[i] - 1].digest, digest,
-			    CFS_DIGEST_SIZE))
+	struct cfs_htab_probe p;
+
+	for (size_t v = cfs_htab_first(&s->pending_index,
+				       cfs_hash_digest(digest), &p);
+	     v; v = cfs_htab_next(&s->pending_index, &p))
+		if (!memcmp(s->pending[v - 1].digest, digest, CFS_DIGEST_SIZE))
 			return true;
 	return false;
-}
-
-static void index_insert(struct cfs_store *s, size_t entry)
-{
-	size_t i = digest_slot(s->pending[entry].digest, s->n_index);
-
-	while (s->index[i])
-		i = (i + 1) & (s->n_index - 1);
-	s->index[i] = entry + 1;
 }
 
 static void pending_add(struct cfs_store *s, char *tmp, const uint8_t *digest)
@@ -174,15 +156,8 @@ static void pending_add(struct cfs_store *s, char *tmp, const uint8_t *digest)
 	s->pending[s->n_pending].tmp = tmp;
 	memcpy(s->pending[s->n_pending].digest, digest, CFS_DIGEST_SIZE);
 	s->n_pending++;
-	if (2 * s->n_pending > s->n_index) {
-		free(s->index);
-		s->n_index = s->n_index ? 2 * s->n_index : 256;
-		s->index = xcalloc(s->n_index, sizeof(*s->index));
-		for (size_t e = 0; e < s->n_pending; e++)
-			index_insert(s, e);
-	} else {
-		index_insert(s, s->n_pending - 1);
-	}
+	cfs_htab_insert(&s->pending_index, cfs_hash_digest(digest),
+			s->n_pending);
 }
 
 static bool object_exists(struct cfs_store *s, const uint8_t *digest)
@@ -661,8 +636,7 @@ int cfs_store_commit(struct cfs_store *s)
 		r = -1;
 	}
 	s->n_pending = 0;
-	if (s->index)
-		memset(s->index, 0, s->n_index * sizeof(*s->index));
+	cfs_htab_clear(&s->pending_index);
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }

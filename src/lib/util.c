@@ -22,19 +22,7 @@ static _Thread_local char errbuf[1024];
  */
 static void set_errbuf(const char *msg)
 {
-	size_t n = 0;
-	char e[4];
-
-	for (const char *p = msg; *p; p++) {
-		uint8_t c = (uint8_t)*p;
-		size_t k = cfs_escape_byte(e, c, c < 0x20 || c > 0x7e);
-
-		if (n + k >= sizeof(errbuf))
-			break;
-		memcpy(errbuf + n, e, k);
-		n += k;
-	}
-	errbuf[n] = '\0';
+	cfs_printable_msg(errbuf, sizeof(errbuf), msg);
 }
 
 void cfs_error(const char *fmt, ...)

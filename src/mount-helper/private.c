@@ -4,25 +4,19 @@
  * HASH the SHA-256 of the canonical target path, so that umount can tell
  * it from anything else and every target has its own.
  */
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mount-helper.h"
+#include "cfs/sha256.h"
 #include "cfs/util.h"
-
-#define HASH_LEN 32
 
 char *mh_private_dir(const char *target)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	char hex[2 * HASH_LEN + 1];
-	unsigned int len = 0;
+	char hex[CFS_SHA256_HEX_LEN + 1];
 
-	if (!EVP_Digest(target, strlen(target), md, &len, EVP_sha256(), NULL) ||
-	    len != HASH_LEN)
+	if (cfs_sha256_hex(target, strlen(target), hex) < 0)
 		return NULL;
-	cfs_hex(hex, md, HASH_LEN);
 	return xasprintf("%s/%s", MH_PRIVATE_ROOT, hex);
 }
 
@@ -32,8 +26,8 @@ bool mh_is_private_dir(const char *path)
 	const char *name = path + root + 1;
 
 	return strncmp(path, MH_PRIVATE_ROOT "/", root + 1) == 0 &&
-	       strlen(name) == 2 * HASH_LEN &&
-	       strspn(name, "0123456789abcdef") == 2 * HASH_LEN;
+	       strlen(name) == CFS_SHA256_HEX_LEN &&
+	       strspn(name, "0123456789abcdef") == CFS_SHA256_HEX_LEN;
 }
 
 char *mh_private_lower(struct libmnt_fs *fs)

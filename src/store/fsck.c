@@ -123,10 +123,10 @@ static int check_objects(struct fsck *c)
 		}
 	}
 	/* referenced but absent */
-	for (size_t i = 0; i < c->used.cap; i++) {
-		struct dset_entry *e = &c->used.slots[i];
+	for (size_t i = 0; i < c->used.n; i++) {
+		struct dset_entry *e = &c->used.entries[i];
 
-		if (e->last && !dset_find(&c->present, e->digest))
+		if (!dset_find(&c->present, e->digest))
 			object_finding(c, "missing", e->digest,
 				       xstrdup("referenced but not in the "
 					       "store"));

@@ -18,7 +18,7 @@ void store_walk_records(const char *store, record_fn fn, void *opaque)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		uint8_t diff_id[32];
+		uint8_t diff_id[CFS_SHA256_SIZE];
 		struct cfs_layer *l = NULL;
 		char *name, *path;
 

@@ -41,10 +41,10 @@ static int load_usage(struct usage *u, const char *store)
 	    mark_images(&u->inv, &u->set, false) < 0 ||
 	    store_walk_objects(store, count_object, NULL, u, true) < 0)
 		return -1;
-	for (size_t i = 0; i < u->set.cap; i++) {
-		struct dset_entry *e = &u->set.slots[i];
+	for (size_t i = 0; i < u->set.n; i++) {
+		struct dset_entry *e = &u->set.entries[i];
 
-		if (e->last && e->users == 1)
+		if (e->users == 1)
 			u->inv.images[e->last - 1].exclusive_bytes += e->size;
 	}
 	for (size_t i = 0; i < u->inv.n_images; i++)

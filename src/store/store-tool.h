@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfs/hashtab.h"
 #include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
@@ -17,15 +18,16 @@ struct dset_entry {
 	uint8_t digest[CFS_DIGEST_SIZE];
 	uint64_t size;	/* content size, from the manifest */
 	uint32_t users; /* images referencing it */
-	uint32_t last;	/* the last image counted + 1; 0: free slot */
+	uint32_t last;	/* the last image counted + 1; UINT32_MAX: none */
 };
 
 struct dset {
-	struct dset_entry *slots;
+	struct dset_entry *entries; /* n of them, in insertion order */
 	size_t n, cap;
+	struct cfs_htab index; /* digest -> entries index + 1 */
 };
 
-/* Finds or inserts; *added tells which. */
+/* Finds or inserts; *added tells which. The entry moves on the next add. */
 struct dset_entry *dset_add(struct dset *s, const uint8_t *digest, bool *added);
 struct dset_entry *dset_find(const struct dset *s, const uint8_t *digest);
 void dset_free(struct dset *s);

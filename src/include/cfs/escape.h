@@ -23,5 +23,10 @@ const char *cfs_printable(char *buf, size_t size, const char *s);
 const char *cfs_printable_n(char *buf, size_t size, const void *s, size_t len);
 /* s escaped, whole, malloc'ed. */
 char *cfs_printable_dup(const char *s);
+/*
+ * For a whole message that may hold escaped names already: backslashes are
+ * kept, so that escaping a message twice changes nothing.
+ */
+const char *cfs_printable_msg(char *buf, size_t size, const char *s);
 
 #endif

@@ -79,6 +79,18 @@ uint32_t cfs_image_xattr_count(const struct cfs_image_inode *ino);
 void cfs_image_xattr_get(const struct cfs_image_inode *ino, uint32_t i,
 			 struct cfs_image_xattr *out);
 
+/*
+ * Calls fn for every name in the image, the root ("/") first, depth first,
+ * each directory's entries in name order; path is NUL-terminated and
+ * valid during the call. A hard-linked inode is visited once per name.
+ */
+typedef void (*cfs_image_walk_fn)(const char *path, size_t path_len,
+				  uint32_t ino_num,
+				  const struct cfs_image_inode *ino,
+				  void *opaque);
+void cfs_image_walk(const struct cfs_image *img, cfs_image_walk_fn fn,
+		    void *opaque);
+
 /* Load a validated image back into a tree (for dump -> image round trips). */
 struct cfs_tree *cfs_image_to_tree(const struct cfs_image *img);
 

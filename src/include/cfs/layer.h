@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cfs/sha256.h"
 #include "cfs/store.h"
 #include "cfs/tree.h"
 
@@ -38,7 +39,7 @@ struct cfs_layer_entry {
 };
 
 struct cfs_layer {
-	uint8_t diff_id[32];
+	uint8_t diff_id[CFS_SHA256_SIZE];
 	struct cfs_layer_entry *entries;
 	size_t n_entries, cap_entries;
 	uint64_t content_bytes; /* sum of regular file sizes */
@@ -66,13 +67,15 @@ int cfs_layer_cache_save(struct cfs_store *store, const struct cfs_layer *l);
  * Loads a cached record; returns 1 if found and valid (and every object it
  * references is in the store), 0 if absent or unusable, -1 on hard error.
  */
-int cfs_layer_cache_load(struct cfs_store *store, const uint8_t diff_id[32],
+int cfs_layer_cache_load(struct cfs_store *store,
+			 const uint8_t diff_id[CFS_SHA256_SIZE],
 			 struct cfs_layer **out);
 /*
  * Reads a record file without looking at the store (cfs-store checks
  * which objects it names): 1 if valid, 0 if not, -1 if unreadable.
  */
-int cfs_layer_cache_read(const char *path, const uint8_t diff_id[32],
+int cfs_layer_cache_read(const char *path,
+			 const uint8_t diff_id[CFS_SHA256_SIZE],
 			 struct cfs_layer **out);
 
 /* Applies a layer on top of a tree with OCI semantics (layer/apply.c). */

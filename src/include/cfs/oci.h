@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cfs/sha256.h"
 #include "cfs/verity.h"
 
 #define CFS_OCI_DIGEST_MAX 135 /* "sha512:" + 128 hex */
@@ -20,7 +21,8 @@ struct cfs_oci_layer {
 	char digest[CFS_OCI_DIGEST_MAX + 1]; /* blob digest "sha256:..." */
 	uint64_t size;			     /* blob size */
 	char *media_type;
-	uint8_t diff_id[32]; /* from config rootfs.diff_ids, sha256 */
+	uint8_t diff_id
+		[CFS_SHA256_SIZE]; /* from config rootfs.diff_ids, sha256 */
 };
 
 struct cfs_oci_image {

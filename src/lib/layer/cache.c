@@ -32,11 +32,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
-
 #include "path.h"
 #include "cfs/layer.h"
 #include "rules.h"
+#include "cfs/sha256.h"
 #include "cfs/util.h"
 
 #define CACHE_MAGIC "CFSLAYR\n"
@@ -46,12 +45,8 @@
 #define MIN_ENTRY_BYTES 11 /* the smallest possible encoded entry */
 #define MAX_RECORD (1ull << 32)
 
-static void sha256(const void *p, size_t n, uint8_t out[32])
-{
-	EVP_Digest(p, n, out, NULL, EVP_sha256(), NULL);
-}
-
-static char *record_path(struct cfs_store *s, const uint8_t diff_id[32])
+static char *record_path(struct cfs_store *s,
+			 const uint8_t diff_id[CFS_SHA256_SIZE])
 {
 	char hex[65];
 
@@ -116,7 +111,7 @@ static void put_entry(struct cfs_buf *b, const struct cfs_layer_entry *e)
 static void encode(struct cfs_buf *b, const struct cfs_layer *l)
 {
 	uint8_t version[4] = {CACHE_VERSION, 0, 0, 0};
-	uint8_t sum[32];
+	uint8_t sum[CFS_SHA256_SIZE];
 
 	cfs_buf_append(b, CACHE_MAGIC, 8);
 	cfs_buf_append(b, version, 4);
@@ -125,7 +120,7 @@ static void encode(struct cfs_buf *b, const struct cfs_layer *l)
 	put_varint(b, l->n_entries);
 	for (size_t i = 0; i < l->n_entries; i++)
 		put_entry(b, &l->entries[i]);
-	sha256(b->data, b->len, sum);
+	cfs_sha256(b->data, b->len, sum);
 	cfs_buf_append(b, sum, 32);
 }
 
@@ -219,7 +214,7 @@ static bool xattrs_ok(const struct cfs_layer_entry *e)
 	for (uint32_t i = 0; i < e->n_xattrs; i++) {
 		size_t klen = strlen(e->xattrs[i].key);
 
-		if (klen == 0 || klen > CFS_NAME_MAX)
+		if (klen == 0 || klen > CFS_MAX_NAME)
 			return false;
 		if (i > 0 &&
 		    strcmp(e->xattrs[i - 1].key, e->xattrs[i].key) >= 0)
@@ -242,7 +237,7 @@ static void get_xattrs(struct cursor *c, struct cfs_layer_entry *e)
 		uint64_t vlen;
 		const uint8_t *v;
 
-		x->key = get_string(c, CFS_NAME_MAX);
+		x->key = get_string(c, CFS_MAX_NAME);
 		e->n_xattrs = i + 1;
 		vlen = get_varint(c);
 		v = vlen <= UINT16_MAX ? get_raw(c, vlen) : NULL;
@@ -265,7 +260,7 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 		break;
 	case CFS_ENTRY_HARDLINK:
 		return e->link && !e->has_digest && e->path[0] &&
-		       cfs_layer_path_is_clean(e->link, strlen(e->link));
+		       cfs_path_is_clean(e->link, strlen(e->link));
 	case CFS_ENTRY_WHITEOUT:
 		return !e->link && !e->has_digest && e->path[0];
 	case CFS_ENTRY_OPAQUE:
@@ -273,7 +268,7 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 	default:
 		return false;
 	}
-	if (!cfs_mode_ok(e->mode) || e->mtime_nsec >= 1000000000 ||
+	if (!cfs_mode_ok(e->mode) || e->mtime_nsec > CFS_MAX_NSEC ||
 	    !xattrs_ok(e))
 		return false;
 	if (S_ISLNK(e->mode))
@@ -294,7 +289,7 @@ static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
 	if (!fixed)
 		return;
 	e->kind = fixed[0];
-	e->path = get_string(c, CFS_PATH_MAX);
+	e->path = get_string(c, CFS_MAX_PATH);
 	e->mode = get_u32(c);
 	e->uid = get_u32(c);
 	e->gid = get_u32(c);
@@ -306,7 +301,7 @@ static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
 	if (fixed[1] & ~(FLAG_LINK | FLAG_DIGEST))
 		c->bad = true;
 	if (fixed[1] & FLAG_LINK)
-		e->link = get_string(c, CFS_PATH_MAX);
+		e->link = get_string(c, CFS_MAX_PATH);
 	if (fixed[1] & FLAG_DIGEST) {
 		const uint8_t *d = get_raw(c, CFS_DIGEST_SIZE);
 
@@ -325,7 +320,7 @@ static bool entries_ok(const struct cfs_layer *l, struct cfs_store *s)
 	for (size_t i = 0; i < l->n_entries; i++) {
 		const struct cfs_layer_entry *e = &l->entries[i];
 
-		if (!cfs_layer_path_is_clean(e->path, strlen(e->path)) ||
+		if (!cfs_path_is_clean(e->path, strlen(e->path)) ||
 		    !entry_ok(e, s))
 			return false;
 		if (e->kind == CFS_ENTRY_NODE && S_ISREG(e->mode))
@@ -336,9 +331,10 @@ static bool entries_ok(const struct cfs_layer *l, struct cfs_store *s)
 
 /* Parses and checks a whole record; NULL if it is unusable. */
 static struct cfs_layer *decode(const uint8_t *data, size_t len,
-				const uint8_t diff_id[32], struct cfs_store *s)
+				const uint8_t diff_id[CFS_SHA256_SIZE],
+				struct cfs_store *s)
 {
-	uint8_t sum[32];
+	uint8_t sum[CFS_SHA256_SIZE];
 	struct cursor c = {data, data + len - 32, false};
 	struct cfs_layer *l;
 	const uint8_t *hdr;
@@ -346,7 +342,7 @@ static struct cfs_layer *decode(const uint8_t *data, size_t len,
 
 	if (len < 8 + 4 + 32 + 2 + 32)
 		return NULL;
-	sha256(data, len - 32, sum);
+	cfs_sha256(data, len - 32, sum);
 	hdr = get_raw(&c, 8 + 4 + 32);
 	if (memcmp(sum, data + len - 32, 32) || memcmp(hdr, CACHE_MAGIC, 8) ||
 	    memcmp(hdr + 8, "\1\0\0\0", 4) || memcmp(hdr + 12, diff_id, 32))
@@ -368,7 +364,8 @@ bad:
 	return NULL;
 }
 
-int cfs_layer_cache_load(struct cfs_store *store, const uint8_t diff_id[32],
+int cfs_layer_cache_load(struct cfs_store *store,
+			 const uint8_t diff_id[CFS_SHA256_SIZE],
 			 struct cfs_layer **out)
 {
 	char *path = record_path(store, diff_id);
@@ -392,7 +389,8 @@ int cfs_layer_cache_load(struct cfs_store *store, const uint8_t diff_id[32],
 	return *out ? 1 : 0;
 }
 
-int cfs_layer_cache_read(const char *path, const uint8_t diff_id[32],
+int cfs_layer_cache_read(const char *path,
+			 const uint8_t diff_id[CFS_SHA256_SIZE],
 			 struct cfs_layer **out)
 {
 	uint8_t *data;

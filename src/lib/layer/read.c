@@ -447,7 +447,7 @@ static int read_xattrs(struct archive_entry *e, struct cfs_layer_entry *le)
 		 */
 		if (size == 0)
 			continue;
-		if (key[0] == '\0' || strlen(key) > CFS_NAME_MAX ||
+		if (key[0] == '\0' || strlen(key) > CFS_MAX_NAME ||
 		    size > UINT16_MAX) {
 			cfs_error("xattr %s: key or value too long",
 				  cfs_printable(pbuf, sizeof(pbuf), key));
@@ -498,8 +498,8 @@ static int read_link_target(struct cfs_layer_entry *le, const char *target)
 {
 	size_t n = target ? strlen(target) : 0;
 
-	if (n == 0 || n > CFS_PATH_MAX) {
-		cfs_error("symlink target must be 1 to %d bytes", CFS_PATH_MAX);
+	if (n == 0 || n > CFS_MAX_PATH) {
+		cfs_error("symlink target must be 1 to %d bytes", CFS_MAX_PATH);
 		return -1;
 	}
 	le->link = xstrdup(target);
@@ -538,7 +538,7 @@ static int read_node(struct reader *r, struct archive_entry *e,
 	le->gid = gid;
 	le->mtime_sec = archive_entry_mtime(e);
 	le->mtime_nsec = archive_entry_mtime_nsec(e);
-	if (le->mtime_nsec >= 1000000000)
+	if (le->mtime_nsec > CFS_MAX_NSEC)
 		le->mtime_nsec = 0;
 	if (read_xattrs(e, le) < 0)
 		return -1;
@@ -570,7 +570,7 @@ static int read_node(struct reader *r, struct archive_entry *e,
 static int read_hardlink(const char *target, struct cfs_layer_entry *le)
 {
 	le->kind = CFS_ENTRY_HARDLINK;
-	return cfs_layer_path_clean(target, &le->link);
+	return cfs_path_clean(target, &le->link);
 }
 
 static struct cfs_layer_entry *add_entry(struct cfs_layer *l)
@@ -604,7 +604,7 @@ static int read_entry(struct reader *r, struct archive_entry *e,
 		cfs_error("entry without a name");
 		return -1;
 	}
-	if (cfs_layer_path_clean(entry_name(e), &path) < 0)
+	if (cfs_path_clean(entry_name(e), &path) < 0)
 		return -1;
 	le = add_entry(l);
 	rc = classify(le, path);

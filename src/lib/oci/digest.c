@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "cfs/sha256.h"
 #include "cfs/util.h"
 
 static const EVP_MD *digest_algorithm(const char *alg, size_t alg_len)
@@ -97,9 +98,6 @@ int oci_digest_check_mem(const struct oci_digest *d, const void *data,
 void oci_sha256_string(char out[CFS_OCI_DIGEST_MAX + 1], const void *data,
 		       size_t len)
 {
-	uint8_t got[32];
-
-	EVP_Digest(data, len, got, NULL, EVP_sha256(), NULL);
 	memcpy(out, "sha256:", 7);
-	cfs_hex(out + 7, got, sizeof(got));
+	cfs_sha256_hex(data, len, out + 7);
 }

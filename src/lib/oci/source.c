@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "path.h"
 #include "cfs/util.h"
 
 #define TAR_BLOCK_SIZE (128 * 1024)
@@ -32,38 +33,16 @@ struct oci_stream {
 	char *name;
 };
 
-/*
- * Lexically normalises a path inside the image: drops a leading "/", empty
- * and "." parts, resolves "..". Returns NULL if ".." climbs above the top.
- */
+/* A path inside the image, normalised; NULL if ".." climbs above the top. */
 static char *normalize(const char *name)
 {
-	char *out = xmalloc(strlen(name) + 1);
-	size_t len = 0;
-	const char *p = name;
+	bool above;
+	char *out = cfs_path_normalize(name, &above);
 
-	while (*p) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 2 && !memcmp(p, "..", 2)) {
-			if (!len) {
-				free(out);
-				return NULL;
-			}
-			while (len && out[len - 1] != '/')
-				len--;
-			if (len)
-				len--;
-		} else if (n && !(n == 1 && *p == '.')) {
-			if (len)
-				out[len++] = '/';
-			memcpy(out + len, p, n);
-			len += n;
-		}
-		p += n;
-		p += *p == '/';
+	if (above) {
+		free(out);
+		return NULL;
 	}
-	out[len] = '\0';
 	return out;
 }
 

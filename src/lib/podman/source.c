@@ -8,7 +8,6 @@
 #include <json-c/json.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +17,14 @@
 
 #include "cfs/image.h"
 #include "source.h"
+#include "cfs/sha256.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 #include "cfs/verity.h"
 
 void psrc_sha256_hex(char out[65], const void *data, size_t len)
 {
-	uint8_t md[32];
-
-	EVP_Digest(data, len, md, NULL, EVP_sha256(), NULL);
-	cfs_hex(out, md, sizeof(md));
+	cfs_sha256_hex(data, len, out);
 }
 
 /* "2006-01-02T15:04:05[.frac](Z|+hh:mm)", which Go's time parses. */

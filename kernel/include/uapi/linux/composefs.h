@@ -35,6 +35,7 @@
 #define CFS_MAX_XATTR_KEY 255
 #define CFS_MAX_XATTR_VALUE 65535
 #define CFS_MAX_XATTRS 65535
+#define CFS_MAX_NSEC 999999999	/* st_mtim_nsec and st_ctim_nsec */
 
 /* Reference into the variable data section; len == 0 means absent. */
 struct cfs_disk_vdata {

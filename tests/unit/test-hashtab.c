@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hash table of cfs/hashtab.h: every key found after growth, keys with
+ * one hash all handed back, clear, and the hash functions' spread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "cfs/hashtab.h"
+
+#define N 100000
+
+/* The values stored under hash h that the table hands back, as a count. */
+static size_t count_under(const struct cfs_htab *t, uint64_t h, size_t want)
+{
+	struct cfs_htab_probe p;
+	size_t found = 0;
+
+	for (size_t v = cfs_htab_first(t, h, &p); v; v = cfs_htab_next(t, &p))
+		found += v == want;
+	return found;
+}
+
+static void test_many(void)
+{
+	struct cfs_htab t = {0};
+	size_t missing = 0, wrong = 0;
+
+	ok(cfs_htab_first(&t, 42, &(struct cfs_htab_probe){0}) == 0,
+	   "empty table: nothing found");
+	for (size_t i = 0; i < N; i++)
+		cfs_htab_insert(&t, cfs_hash_u64(i), i + 1);
+	for (size_t i = 0; i < N; i++) {
+		missing += count_under(&t, cfs_hash_u64(i), i + 1) != 1;
+		wrong += count_under(&t, cfs_hash_u64(i + N), i + 1) != 0;
+	}
+	ok(t.n == N && t.cap >= 2 * N && (t.cap & (t.cap - 1)) == 0,
+	   "%d entries, cap %zu: a power of 2, at most half full", N, t.cap);
+	ok(!missing, "every value found under its hash after growth (%zu not)",
+	   missing);
+	ok(!wrong, "no value under another key's hash (%zu)", wrong);
+	cfs_htab_clear(&t);
+	ok(t.n == 0 && count_under(&t, cfs_hash_u64(7), 8) == 0 && t.cap,
+	   "clear empties the table and keeps its memory");
+	cfs_htab_insert(&t, cfs_hash_u64(7), 8);
+	ok(count_under(&t, cfs_hash_u64(7), 8) == 1, "usable after clear");
+	cfs_htab_free(&t);
+	ok(!t.slots && !t.cap && !t.n, "free leaves an empty table");
+}
+
+/* All keys under one hash: the probe hands back each of them once. */
+static void test_collisions(void)
+{
+	static unsigned char seen[1001];
+	struct cfs_htab t = {0};
+	struct cfs_htab_probe p;
+	size_t once = 0;
+
+	for (size_t i = 1; i <= 1000; i++)
+		cfs_htab_insert(&t, 0xdeadbeef, i);
+	cfs_htab_insert(&t, 0xdeadbeef + 1, 5000);
+	for (size_t v = cfs_htab_first(&t, 0xdeadbeef, &p); v;
+	     v = cfs_htab_next(&t, &p))
+		if (v <= 1000)
+			seen[v]++;
+	for (size_t i = 1; i <= 1000; i++)
+		once += seen[i] == 1;
+	ok(once == 1000, "1000 values under one hash each found once (%zu)",
+	   once);
+	ok(count_under(&t, 0xdeadbeef + 1, 5000) == 1,
+	   "the neighbouring hash still found amid the cluster");
+	cfs_htab_free(&t);
+}
+
+static void test_hashes(void)
+{
+	uint8_t digest[32], buf[64];
+	unsigned int bits = 0;
+
+	for (size_t i = 0; i < sizeof(digest); i++)
+		digest[i] = (uint8_t)(i * 37 + 1);
+	ok(cfs_hash_digest(digest) ==
+		   ((uint64_t)digest[0] | (uint64_t)digest[1] << 8 |
+		    (uint64_t)digest[7] << 56 |
+		    (cfs_hash_digest(digest) & 0x00ffffffffff0000ULL)),
+	   "a digest's hash is its first 8 bytes (little-endian)");
+	memset(buf, 'a', sizeof(buf));
+	ok(cfs_hash_bytes(buf, sizeof(buf), 1) !=
+		   cfs_hash_bytes(buf, sizeof(buf), 2),
+	   "the seed changes the byte hash");
+	ok(cfs_hash_bytes(buf, 3, 0) != cfs_hash_bytes(buf, 4, 0),
+	   "the length changes the byte hash");
+	/* one flipped byte changes about half the bits, low ones included */
+	for (int i = 0; i < 64; i++) {
+		uint64_t a = cfs_hash_bytes(buf, sizeof(buf), 0);
+
+		buf[i] ^= 1;
+		bits |= (unsigned int)((a ^
+					cfs_hash_bytes(buf, sizeof(buf), 0)) &
+				       0xff);
+		buf[i] ^= 1;
+	}
+	ok(bits == 0xff, "flipping any byte reaches the low (slot) bits");
+	ok(cfs_hash_u64(1) != cfs_hash_u64(2) &&
+		   (cfs_hash_u64(1) & 0xffff) != (cfs_hash_u64(2) & 0xffff),
+	   "neighbouring integers land in different slots");
+}
+
+int main(void)
+{
+	test_many();
+	test_collisions();
+	test_hashes();
+	return tap_done();
+}
