@@ -31,9 +31,9 @@ static void print_finding(const struct cfs_podman_finding *f, void *opaque)
 
 int cmd_check(const struct cfs_podman_opts *o, bool repair)
 {
-	int remaining = cfs_podman_check(o, repair, print_finding, NULL);
+	size_t remaining;
 
-	if (remaining < 0) {
+	if (cfs_podman_check(o, repair, print_finding, NULL, &remaining) < 0) {
 		fprintf(stderr, TOOL ": %s\n", cfs_strerror());
 		return 1;
 	}

@@ -250,9 +250,10 @@ static void podman_finding(const struct cfs_podman_finding *pf, void *opaque)
 static int check_podman(struct fsck *c)
 {
 	struct cfs_podman_opts po = {.store = c->o->store};
+	size_t remaining;
 
-	return cfs_podman_check(&po, c->o->repair, podman_finding, c) < 0 ? -1
-									  : 0;
+	return cfs_podman_check(&po, c->o->repair, podman_finding, c,
+				&remaining);
 }
 
 static void visit_leftover(const char *rel, void *opaque)

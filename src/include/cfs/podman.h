@@ -112,14 +112,17 @@ typedef void (*cfs_podman_finding_fn)(const struct cfs_podman_finding *f,
  * mounted. With repair (write locks) each finding that can be fixed
  * safely is: unmount and unregister an image whose manifest is gone,
  * remount a managed mount, remove leftovers. fn gets every finding, after
- * its repair. Returns how many findings remain (not repaired), or -1.
+ * its repair; *remaining counts those not repaired.
  */
 int cfs_podman_check(const struct cfs_podman_opts *o, bool repair,
-		     cfs_podman_finding_fn fn, void *opaque);
+		     cfs_podman_finding_fn fn, void *opaque, size_t *remaining);
 
 /* --- setup: podman's storage.conf */
 
-/* The AIS directory as storage.conf names it (malloc'ed). */
+/*
+ * The AIS directory as storage.conf names it (malloc'ed); NULL (error set)
+ * if it cannot be written there (a quote, backslash or newline).
+ */
 char *cfs_podman_ais_dir(const struct cfs_podman_opts *o);
 /* The storage.conf in use: the option, $CONTAINERS_STORAGE_CONF or /etc. */
 const char *cfs_podman_storage_conf(const struct cfs_podman_opts *o);

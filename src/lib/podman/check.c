@@ -26,7 +26,7 @@ struct checker {
 	const struct cfs_podman_opts *o;
 	struct pstore p;
 	bool repair;
-	int remaining;
+	size_t remaining;
 	cfs_podman_finding_fn fn;
 	void *opaque;
 };
@@ -436,11 +436,12 @@ static void check_records(struct checker *k)
 }
 
 int cfs_podman_check(const struct cfs_podman_opts *o, bool repair,
-		     cfs_podman_finding_fn fn, void *opaque)
+		     cfs_podman_finding_fn fn, void *opaque, size_t *remaining)
 {
 	struct checker k = {
 		.o = o, .repair = repair, .fn = fn, .opaque = opaque};
 
+	*remaining = 0;
 	if (pstore_open(&k.p, o, false) < 0)
 		return -1;
 	if (access(k.p.root, F_OK) < 0) {
@@ -454,5 +455,6 @@ int cfs_podman_check(const struct cfs_podman_opts *o, bool repair,
 	check_temp_files(&k);
 	check_records(&k);
 	pstore_close(&k.p);
-	return k.remaining;
+	*remaining = k.remaining;
+	return 0;
 }
