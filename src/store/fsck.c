@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfs/escape.h"
 #include "cfs/layer.h"
 #include "cfs/podman.h"
 #include "store-tool.h"
@@ -233,17 +234,22 @@ static void visit_record(const char *name, const struct cfs_layer *l,
 	}
 }
 
+/* Escaped as cfs-podman check prints it: the records are untrusted. */
 static void podman_finding(const struct cfs_podman_finding *pf, void *opaque)
 {
 	struct fsck *c = opaque;
+	char *subject = cfs_printable_dup(pf->subject);
+	char *problem = cfs_printable_dup(pf->problem);
 	struct finding *f = add_finding(
-		c, "podman", pf->subject,
-		pf->repaired < 0 ? xasprintf("%s (not repaired: %s)",
-					     pf->problem, pf->why)
-				 : xstrdup(pf->problem));
+		c, "podman", subject,
+		pf->repaired < 0
+			? xasprintf("%s (not repaired: %s)", problem, pf->why)
+			: xstrdup(problem));
 
 	if (pf->repaired == 1)
 		f->action = "repaired";
+	free(problem);
+	free(subject);
 }
 
 /* The AIS's own check (as cfs-podman check; --repair: as its sync). */

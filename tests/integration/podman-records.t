@@ -5,9 +5,10 @@
 # does not exist, a manifest removed behind podman's back, a managed mount
 # gone, a mountpoint left without a record, a broken images.json) both
 # tools report the same findings in the same words, cfs-podman sync and
-# cfs-store fsck --repair each repair it, and then both are clean. Mounts
-# go through a fake mount helper (a bind mount of a tree), in a private
-# mount namespace; podman itself is not run.
+# cfs-store fsck --repair each repair it, and then both are clean; a record
+# naming another image's manifest, or a path with a newline, is reported
+# alike (escaped, one line). Mounts go through a fake mount helper (a bind
+# mount of a tree), in a private mount namespace; podman is not run.
 . "$(dirname "$0")/lib.sh"
 
 require_root "bind mounts in a private mount namespace"
@@ -18,7 +19,7 @@ if [ -z "${PODMAN_RECORDS_T_IN_NAMESPACE:-}" ]; then
 		"$0" "$@"
 fi
 build_fixtures
-plan 43
+plan 46
 
 L=$FX/layout
 S=$TMP/store
@@ -133,6 +134,13 @@ EOF
 
 both_clean "registered images"
 
+# --- a hostile path in a record: one escaped line from both tools
+set_manifest "$A" "$S/images/no
+such.cfs"
+both_report "a manifest path with a newline" \
+	"^image ${A:0:12}: manifest $S/images/no\\\\x0asuch.cfs is gone$"
+set_manifest "$A" "$S/images/$A.cfs"
+
 for tool in sync fsck; do
 	# --- a record naming a manifest that does not exist
 	set_manifest "$A" "$S/images/no-such.cfs"
@@ -143,6 +151,12 @@ for tool in sync fsck; do
 	ok $? "$tool: ... its image is unmounted and unregistered"
 	both_clean "$tool: record naming a missing manifest"
 	register shared-a
+
+	# --- a record naming another image's manifest: reported, not touched
+	set_manifest "$A" "$S/images/$B.cfs"
+	both_report "$tool: record naming another image's manifest" \
+		"^image ${A:0:12}: manifest $S/images/$B.cfs is image ${B:0:12}$"
+	set_manifest "$A" "$S/images/$A.cfs"
 
 	# --- the manifest removed behind podman's back (not cfs-store rm)
 	rm "$S/images/$A".*
