@@ -372,30 +372,52 @@ static void check_orphans(struct checker *k, const char *sub)
 	free(dir);
 }
 
+#define IMAGES_REL "overlay-images/images.json"
+#define LAYERS_REL "overlay-layers/layers.json"
+
+/* path -> path.damaged (or .damaged.N: earlier evidence is kept too). */
+static int keep_aside(const char *path)
+{
+	for (int n = 0;; n++) {
+		char *aside = n ? xasprintf("%s.damaged.%d", path, n)
+				: xasprintf("%s.damaged", path);
+		int r = link(path, aside), e = errno;
+
+		free(aside);
+		if (r == 0)
+			break;
+		if (e != EEXIST) {
+			cfs_error("%s: %s", path, strerror(e));
+			return -1;
+		}
+	}
+	if (unlink(path) < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * A records file that does not parse cannot be mended: it is moved aside
- * (FILE.damaged, kept as evidence) and the records start empty, so the
- * images it held are unregistered (their data, layers and mounts are then
- * orphans that the same run removes); add them again.
+ * (kept as evidence) and the records start empty, so the images it held
+ * are unregistered (their data, layers and mounts are then orphans that
+ * the same run removes); add them again.
  */
 static int fix_move_aside(struct checker *k, void *rel)
 {
+	bool images = !strcmp(rel, IMAGES_REL);
 	char *path = pstore_path(&k->p, rel);
-	char *aside = xasprintf("%s.damaged", path);
-	int r = rename(path, aside);
+	int r = keep_aside(path);
 
-	if (r < 0)
-		cfs_error("%s: %s", path, strerror(errno));
-	else if (!strcmp(rel, "overlay-images/images.json"))
-		r = pstore_save_images(&k->p);
-	else
-		r = pstore_save_layers(&k->p);
-	if (r == 0 && !strcmp(rel, "overlay-images/images.json"))
+	free(path);
+	if (r == 0)
+		r = images ? pstore_save_images(&k->p)
+			   : pstore_save_layers(&k->p);
+	if (r == 0 && images)
 		k->p.images_bad = false;
 	else if (r == 0)
 		k->p.layers_bad = false;
-	free(aside);
-	free(path);
 	return r;
 }
 
@@ -412,9 +434,9 @@ static void check_records(struct checker *k)
 	size_t n;
 
 	if (k->p.images_bad)
-		check_records_file(k, "overlay-images/images.json");
+		check_records_file(k, IMAGES_REL);
 	if (k->p.layers_bad)
-		check_records_file(k, "overlay-layers/layers.json");
+		check_records_file(k, LAYERS_REL);
 	/* repairs may remove elements: walk copies of the ids */
 	n = json_object_array_length(k->p.images);
 	for (size_t i = n; i-- > 0;) {
