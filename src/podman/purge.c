@@ -13,32 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../lib/podman/internal.h"
 #include "cfs-podman.h"
 #include "cfs/util.h"
-
-static int lookup_id(const struct cfs_podman_opts *o, const char *name,
-		     char id[CFS_PODMAN_ID_LEN + 1])
-{
-	struct pstore p;
-	struct json_object *e;
-	const char *s;
-	int r = -1;
-
-	if (pstore_open(&p, o, false) < 0 || pstore_lock(&p, false, false) < 0)
-		goto out;
-	e = pstore_lookup_image(&p, name);
-	s = e ? pjson_str(e, "id") : NULL;
-	if (s && pstore_is_id(s)) {
-		memcpy(id, s, CFS_PODMAN_ID_LEN + 1);
-		r = 0;
-	} else {
-		cfs_error("no such image in the additional image store");
-	}
-out:
-	pstore_close(&p);
-	return r;
-}
 
 static char *store_tool(void)
 {
@@ -82,7 +58,8 @@ int cmd_remove_purge(const struct cfs_podman_opts *o, const char *name)
 {
 	char id[CFS_PODMAN_ID_LEN + 1];
 
-	if (lookup_id(o, name, id) < 0 || cfs_podman_remove(o, name) < 0) {
+	if (cfs_podman_lookup(o, name, id) < 0 ||
+	    cfs_podman_remove(o, name) < 0) {
 		fprintf(stderr, TOOL ": %s: %s\n", name, cfs_strerror());
 		return 1;
 	}

@@ -1,197 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * cfs-podman setup: the storage.conf setting that makes podman read the
- * additional image store. --install edits the file in place, touching
- * nothing but the additionalimagestores array: the path is added to an
- * existing array (podman reads every store listed), or a new line is put
- * under [storage.options].
+ * cfs-podman setup [--install] [FILE]: print the storage.conf setting that
+ * makes podman read the additional image store, or add it to FILE
+ * (cfs_podman_install edits nothing else).
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "../lib/podman/conf.h"
-#include "../lib/podman/internal.h"
 #include "cfs-podman.h"
 #include "cfs/util.h"
-
-#define VENDOR_CONF "/usr/share/containers/storage.conf"
-
-static char *ais_root(const struct cfs_podman_opts *o)
-{
-	char *store = realpath(o->store, NULL);
-	char *root;
-
-	if (o->ais)
-		root = xstrdup(o->ais);
-	else
-		root = xasprintf("%s/podman", store ? store : o->store);
-	free(store);
-	return root;
-}
-
-static int read_conf(const char *file, struct cfs_buf *text, mode_t *mode)
-{
-	uint8_t *data = NULL;
-	size_t len = 0;
-	struct stat st;
-	const char *from = file;
-
-	*mode = 0644;
-	if (stat(file, &st) == 0)
-		*mode = st.st_mode & 07777;
-	else if (errno == ENOENT)
-		from = access(VENDOR_CONF, R_OK) == 0 ? VENDOR_CONF : NULL;
-	if (!from) {
-		const char *def = "[storage]\ndriver = \"overlay\"\n";
-
-		cfs_buf_append(text, def, strlen(def));
-		return 0;
-	}
-	if (cfs_read_file(from, &data, &len) < 0)
-		return -1;
-	cfs_buf_append(text, data, len);
-	free(data);
-	return 0;
-}
-
-static void insert(struct cfs_buf *b, size_t at, const char *s)
-{
-	size_t n = strlen(s);
-
-	cfs_buf_reserve(b, n);
-	memmove(b->data + at + n, b->data + at, b->len - at);
-	memcpy(b->data + at, s, n);
-	b->len += n;
-}
-
-static int check_driver(const char *file, struct cfs_buf *b)
-{
-	struct pconf_key k;
-	int f = pconf_find((const char *)b->data, b->len, "storage", "driver",
-			   &k);
-	int r = 0;
-
-	if (f == 1 && k.n == 1 && k.values[0][0] &&
-	    strcmp(k.values[0], "overlay")) {
-		fprintf(stderr,
-			TOOL ": %s: storage driver is '%s'; the cfs image "
-			     "store needs \"overlay\"\n",
-			file, k.values[0]);
-		r = -1;
-	}
-	pconf_key_free(&k);
-	return r;
-}
-
-/* Edits the text; returns 1 if changed, 0 if already there, -1 refused. */
-static int add_store(const char *file, struct cfs_buf *b, const char *root)
-{
-	struct pconf_key k;
-	int f = pconf_find((const char *)b->data, b->len, "storage.options",
-			   "additionalimagestores", &k);
-	char *s;
-
-	if (f < 0) {
-		fprintf(stderr, TOOL ": %s: %s; not editing it\n", file,
-			cfs_strerror());
-		return -1;
-	}
-	for (size_t i = 0; i < k.n; i++) {
-		char *real = realpath(k.values[i], NULL);
-		bool same = !strcmp(k.values[i], root) ||
-			    (real && !strcmp(real, root));
-
-		free(real);
-		if (same) {
-			pconf_key_free(&k);
-			return 0;
-		}
-	}
-	if (f == 1 && !k.is_array) {
-		fprintf(stderr,
-			TOOL ": %s: additionalimagestores is not an array; "
-			     "not editing it\n",
-			file);
-		pconf_key_free(&k);
-		return -1;
-	}
-	if (f == 1) {
-		s = xasprintf(k.n ? "\"%s\", " : "\"%s\"", root);
-		insert(b, k.value_off + 1, s);
-	} else if (k.table_off >= 0) {
-		s = xasprintf("additionalimagestores = [\"%s\"]\n", root);
-		insert(b, k.table_off, s);
-	} else {
-		s = xasprintf("%s\n[storage.options]\n"
-			      "additionalimagestores = [\"%s\"]\n",
-			      b->len && b->data[b->len - 1] != '\n' ? "\n" : "",
-			      root);
-		cfs_buf_append(b, s, strlen(s));
-	}
-	free(s);
-	pconf_key_free(&k);
-	return 1;
-}
-
-static int install(const struct cfs_podman_opts *o, const char *file,
-		   const char *root)
-{
-	struct cfs_buf b = {0};
-	mode_t mode;
-	int r;
-
-	if (read_conf(file, &b, &mode) < 0) {
-		fprintf(stderr, TOOL ": %s\n", cfs_strerror());
-		return 1;
-	}
-	r = check_driver(file, &b);
-	if (r == 0)
-		r = add_store(file, &b, root);
-	if (r == 0)
-		printf("%s: %s is already listed in additionalimagestores\n",
-		       file, root);
-	if (r == 1) {
-		if (cfs_write_file_atomic(file, b.data, b.len, mode, 0) < 0) {
-			fprintf(stderr, TOOL ": %s\n", cfs_strerror());
-			r = -1;
-		} else {
-			printf("%s: added %s to additionalimagestores\n", file,
-			       root);
-		}
-	}
-	cfs_buf_free(&b);
-	return r < 0 ? 1 : 0;
-}
 
 int cmd_setup(const struct cfs_podman_opts *o, bool install_it,
 	      const char *file)
 {
-	char *root = ais_root(o);
-	int r = 0;
+	char *root = cfs_podman_ais_dir(o);
+	bool changed;
 
-	if (strpbrk(root, "\"\\\n")) {
-		fprintf(stderr,
-			TOOL ": %s: cannot be written in storage.conf\n", root);
-		r = 1;
-	} else if (install_it) {
-		/* podman refuses to start while a listed store is missing. */
-		if (cfs_mkdir_p(root, 0755) < 0) {
-			fprintf(stderr, TOOL ": %s\n", cfs_strerror());
-			r = 1;
-		} else {
-			r = install(o, file ? file : pstorage_conf_path(o),
-				    root);
-		}
-	} else {
+	if (!file)
+		file = cfs_podman_storage_conf(o);
+	if (!root || (install_it && cfs_podman_install(o, file, &changed))) {
+		fprintf(stderr, TOOL ": %s\n", cfs_strerror());
+		free(root);
+		return 1;
+	}
+	if (!install_it)
 		printf("# in %s:\n[storage.options]\n"
 		       "additionalimagestores = [\"%s\"]\n",
-		       file ? file : pstorage_conf_path(o), root);
-	}
+		       file, root);
+	else if (changed)
+		printf("%s: added %s to additionalimagestores\n", file, root);
+	else
+		printf("%s: %s is already listed in additionalimagestores\n",
+		       file, root);
 	free(root);
-	return r;
+	return 0;
 }

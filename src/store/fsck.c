@@ -3,10 +3,11 @@
  * cfs-store fsck [--repair]: objects named by their content's fs-verity
  * digest, manifests that validate and whose objects are all present, refs
  * that lead to manifests, layer cache records that are intact and name
- * present objects, podman records naming present manifests, no leftovers
- * of dead converters. --repair moves damaged objects and manifests aside
+ * present objects, podman records that agree (cfs_podman_check, the check
+ * cfs-podman check runs), no leftovers of dead converters. --repair moves damaged objects and manifests aside
  * to STORE/damaged/ (evidence is kept) so that the next conversion writes
- * them again, and removes broken refs, records and dead leftovers.
+ * them again, and removes broken refs, records and dead leftovers; the
+ * podman records are repaired as cfs-podman sync does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfs/escape.h"
 #include "cfs/layer.h"
+#include "cfs/podman.h"
 #include "store-tool.h"
 #include "cfs/util.h"
 
@@ -231,24 +234,32 @@ static void visit_record(const char *name, const struct cfs_layer *l,
 	}
 }
 
-static void check_podman(struct fsck *c)
+/* Escaped as cfs-podman check prints it: the records are untrusted. */
+static void podman_finding(const struct cfs_podman_finding *pf, void *opaque)
 {
-	for (size_t i = 0; i < c->inv.n_podman; i++) {
-		const char *m = c->inv.podman_manifests[i];
-		char id[CFS_IMAGE_ID_LEN + 1];
+	struct fsck *c = opaque;
+	char *subject = cfs_printable_dup(pf->subject);
+	char *problem = cfs_printable_dup(pf->problem);
+	struct finding *f = add_finding(
+		c, "podman", subject,
+		pf->repaired < 0
+			? xasprintf("%s (not repaired: %s)", problem, pf->why)
+			: xstrdup(problem));
 
-		if (access(m, F_OK) < 0)
-			add_finding(c, "podman", m,
-				    xasprintf("image %s is registered with "
-					      "podman but its manifest is gone "
-					      "(cfs-podman check)",
-					      c->inv.podman_ids[i]));
-		else if (cfs_layout_manifest_id(m, id) &&
-			 strcmp(id, c->inv.podman_ids[i]))
-			add_finding(c, "podman", m,
-				    xasprintf("registered as image %s",
-					      c->inv.podman_ids[i]));
-	}
+	if (pf->repaired == 1)
+		f->action = "repaired";
+	free(problem);
+	free(subject);
+}
+
+/* The AIS's own check (as cfs-podman check; --repair: as its sync). */
+static int check_podman(struct fsck *c)
+{
+	struct cfs_podman_opts po = {.store = c->o->store};
+	size_t remaining;
+
+	return cfs_podman_check(&po, c->o->repair, podman_finding, c,
+				&remaining);
 }
 
 static void visit_leftover(const char *rel, void *opaque)
@@ -368,17 +379,16 @@ int cmd_fsck(const struct cmd_opts *o)
 	/* shared: conversions go on; exclusive to move things aside */
 	int lock = cfs_store_lock(o->store, o->repair), r = -1;
 
-	if (lock >= 0 && inventory_load(&c.inv, o->store) == 0 &&
+	if (lock >= 0 && inventory_load_all(&c.inv, o->store, true) == 0 &&
 	    mark_images(&c.inv, &c.used, false) == 0 &&
 	    check_objects(&c) == 0) {
 		check_images(&c);
 		store_walk_records(o->store, visit_record, &c);
-		check_podman(&c);
+		r = check_podman(&c);
 		store_dead_leftovers(o->store, visit_leftover, &c);
 		find_users(&c);
 		if (o->repair)
 			repair(&c);
-		r = 0;
 	}
 	cfs_store_unlock(lock);
 	if (r < 0)

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/podman/internal.h"
 #include "cfs/podman.h"
 #include "store-tool.h"
 #include "cfs/util.h"
@@ -149,39 +148,34 @@ static void add_str(char ***arr, size_t n, const char *s)
 	(*arr)[n] = xstrdup(s);
 }
 
-/* Images registered through cfs-podman in the default AIS, STORE/podman. */
-static int load_podman(struct inventory *inv)
+static int add_podman(const struct cfs_podman_image *img, void *opaque)
+{
+	struct inventory *inv = opaque;
+
+	if (!img->manifest)
+		return 0; /* not registered by cfs-podman */
+	add_str(&inv->podman_ids, inv->n_podman, img->id);
+	add_str(&inv->podman_manifests, inv->n_podman, img->manifest);
+	inv->n_podman++;
+	return 0;
+}
+
+/*
+ * Images registered through cfs-podman in the default AIS, STORE/podman.
+ * Records that cannot be read fail the load (gc and rm need every root)
+ * unless lenient: fsck goes on, and cfs_podman_check reports them.
+ */
+static int load_podman(struct inventory *inv, bool lenient)
 {
 	struct cfs_podman_opts po = {.store = inv->store};
-	struct pstore p;
-	size_t n;
 
-	if (pstore_open(&p, &po, false) < 0)
-		goto fail;
-	if (access(p.root, F_OK) < 0) {
-		pstore_close(&p);
+	if (cfs_podman_images(&po, false, add_podman, inv) == 0)
+		return 0;
+	if (lenient) {
+		inv->podman_unreadable = true;
 		return 0;
 	}
-	if (pstore_lock(&p, false, false) < 0)
-		goto fail;
-	n = p.images ? json_object_array_length(p.images) : 0;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *e = json_object_array_get_idx(p.images, i);
-		const char *id = pjson_str(e, "id");
-		struct pmeta m;
-
-		if (!id || pmeta_parse(e, &m) < 0)
-			continue;
-		add_str(&inv->podman_ids, inv->n_podman, id);
-		add_str(&inv->podman_manifests, inv->n_podman, m.manifest);
-		inv->n_podman++;
-		pmeta_free(&m);
-	}
-	pstore_close(&p);
-	return 0;
-fail:
 	cfs_error_prefix("podman records");
-	pstore_close(&p);
 	return -1;
 }
 
@@ -293,15 +287,20 @@ static void mark_users(struct inventory *inv)
 	}
 }
 
-int inventory_load(struct inventory *inv, const char *store)
+int inventory_load_all(struct inventory *inv, const char *store, bool lenient)
 {
 	memset(inv, 0, sizeof(*inv));
 	inv->store = store;
 	if (load_images(inv) < 0 || load_refs(inv) < 0 ||
-	    load_podman(inv) < 0 || load_mounts(inv) < 0)
+	    load_podman(inv, lenient) < 0 || load_mounts(inv) < 0)
 		return -1;
 	mark_users(inv);
 	return 0;
+}
+
+int inventory_load(struct inventory *inv, const char *store)
+{
+	return inventory_load_all(inv, store, false);
 }
 
 bool image_is_root(const struct store_image *img)

@@ -55,13 +55,16 @@ struct inventory {
 	char **podman_ids; /* registered with podman, ids */
 	char **podman_manifests;
 	size_t n_podman;
-	char **mounted; /* canonical manifest paths mounted now */
+	bool podman_unreadable; /* lenient load: the records cannot be read */
+	char **mounted;		/* canonical manifest paths mounted now */
 	size_t n_mounted;
 	char **mounted_digests; /* digest= of composefs mounts, hex */
 	size_t n_mounted_digests;
 };
 
 int inventory_load(struct inventory *inv, const char *store);
+/* lenient: podman records that cannot be read leave n_podman 0 (fsck). */
+int inventory_load_all(struct inventory *inv, const char *store, bool lenient);
 void inventory_free(struct inventory *inv);
 struct store_image *inventory_find(struct inventory *inv, const char *id);
 /* A root of gc: a ref, podman or a mount uses it. */

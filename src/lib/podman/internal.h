@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internals of the podman additional image store, shared with cfs-podman. */
+/* Internals of the podman additional image store (src/lib/podman/). */
 #ifndef CFS_PODMAN_INTERNAL_H
 #define CFS_PODMAN_INTERNAL_H
 
@@ -107,8 +107,6 @@ char *pprimary_image_on_layer(const struct cfs_podman_opts *o,
  * podman would show that one and hide ours), or NULL.
  */
 char *pprimary_image_with_id(const struct cfs_podman_opts *o, const char *id);
-/* storage.conf of the options (or its default). */
-const char *pstorage_conf_path(const struct cfs_podman_opts *o);
 
 /* --- mount.c */
 /* 1 if path is the root of a mount, 0 if not, -1 on error. */

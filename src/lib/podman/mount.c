@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Mounting an image's tree for podman through mount.composefs. */
+/*
+ * Mounting an image's tree for podman through mount.composefs. Nothing is
+ * printed here: a helper that cannot be run is an error of the caller's.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -73,26 +76,52 @@ static char *find_helper(const struct cfs_podman_opts *o)
 	return xstrdup("/usr/sbin/mount.composefs");
 }
 
+/* The child's exec errno reaches the parent through a close-on-exec pipe. */
+static int exec_error(int fd)
+{
+	int e = 0;
+	ssize_t n;
+
+	while ((n = read(fd, &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(fd);
+	return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
 static int run_helper(const char *helper, char *const argv[])
 {
-	int status;
-	pid_t pid = fork();
+	int status, e, fds[2];
+	pid_t pid;
 
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		cfs_error("pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
 	if (pid < 0) {
 		cfs_error("fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
 		return -1;
 	}
 	if (pid == 0) {
 		execv(helper, argv);
-		fprintf(stderr, "cfs-podman: %s: %s\n", helper,
-			strerror(errno));
+		e = errno;
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(126);
 		_exit(127);
 	}
+	close(fds[1]);
+	e = exec_error(fds[0]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			cfs_error("waitpid: %s", strerror(errno));
 			return -1;
 		}
+	}
+	if (e) {
+		cfs_error("%s: %s", helper, strerror(e));
+		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		cfs_error("%s failed (%s %d)", helper,

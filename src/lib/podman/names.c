@@ -85,7 +85,7 @@ char *pname_normalize(const char *name)
 	return out;
 }
 
-const char *pstorage_conf_path(const struct cfs_podman_opts *o)
+const char *cfs_podman_storage_conf(const struct cfs_podman_opts *o)
 {
 	const char *env = getenv("CONTAINERS_STORAGE_CONF");
 
@@ -120,7 +120,7 @@ static void pconf_load(const struct cfs_podman_opts *o, struct pconf *c)
 
 	memset(c, 0, sizeof(*c));
 	/* an unreadable storage.conf means podman's defaults */
-	if (cfs_read_file(pstorage_conf_path(o), &text, &len) < 0)
+	if (cfs_read_file(cfs_podman_storage_conf(o), &text, &len) < 0)
 		len = 0;
 	c->graphroot = conf_string(text, len, "storage", "graphroot",
 				   DEFAULT_GRAPHROOT);
