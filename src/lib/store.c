@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "store-verify.h"
+#include "cfs/pool.h"
 #include "cfs/util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
@@ -594,7 +595,7 @@ static void commit_fail(struct commit_job *j)
 	pthread_mutex_unlock(&j->lock);
 }
 
-static void *commit_worker(void *opaque)
+static void commit_worker(void *opaque)
 {
 	struct commit_job *j = opaque;
 	struct cfs_store *s = j->s;
@@ -608,7 +609,6 @@ static void *commit_worker(void *opaque)
 		else if (place_object(s, p->tmp, p->digest) < 0)
 			commit_fail(j);
 	}
-	return NULL;
 }
 
 /* Places every pending object; they were made durable by the caller. */
@@ -616,17 +616,12 @@ static int place_pending(struct cfs_store *s)
 {
 	struct commit_job j = {.s = s};
 	size_t n = s->n_pending / COMMIT_MIN_PER_THREAD;
-	pthread_t threads[COMMIT_THREADS];
-	size_t started = 0;
 
 	pthread_mutex_init(&j.lock, NULL);
-	n = n < 1 ? 1 : n > COMMIT_THREADS ? COMMIT_THREADS : n;
-	while (started + 1 < n &&
-	       pthread_create(&threads[started], NULL, commit_worker, &j) == 0)
-		started++;
-	commit_worker(&j);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	cfs_pool_run(n < 1		  ? 1
+		     : n > COMMIT_THREADS ? COMMIT_THREADS
+					  : n,
+		     commit_worker, &j);
 	pthread_mutex_destroy(&j.lock);
 	if (atomic_load(&j.failed)) {
 		cfs_error("%s", j.error);
