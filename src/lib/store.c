@@ -48,6 +48,7 @@ struct cfs_store {
 	atomic_bool verity_unsupported;
 	atomic_bool verity_used;
 	atomic_bool interrupted;
+	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
 };
 
 /*
@@ -268,6 +269,21 @@ static int enable_verity(struct cfs_store *s, const char *tmp)
 	return 0;
 }
 
+/* The object's xx/ directory, made once per store handle. */
+static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
+{
+	if (atomic_load(&s->fanout_made[first]))
+		return 0;
+	path[2] = '\0';
+	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST) {
+		path[2] = '/';
+		return -1;
+	}
+	path[2] = '/';
+	atomic_store(&s->fanout_made[first], true);
+	return 0;
+}
+
 /* Verity, then the final name; losing a race to an equal object is fine. */
 static int place_object(struct cfs_store *s, const char *tmp,
 			const uint8_t *digest)
@@ -280,10 +296,8 @@ static int place_object(struct cfs_store *s, const char *tmp,
 		unlinkat(s->dirfd, tmp, 0);
 		return -1;
 	}
-	path[2] = '\0';
-	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST)
+	if (make_fanout_dir(s, path, digest[0]) < 0)
 		goto fail;
-	path[2] = '/';
 	r = renameat2(s->dirfd, tmp, s->dirfd, path, RENAME_NOREPLACE);
 	if (r < 0 && errno == EINVAL) {
 		/* No RENAME_NOREPLACE here: link() never replaces either. */
