@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "convert.h"
+#include "cfs/pool.h"
 #include "cfs/util.h"
 
 enum layer_state {
@@ -96,7 +96,7 @@ static ssize_t claim(struct pipeline *p)
 	return -1;
 }
 
-static void *worker(void *opaque)
+static void worker(void *opaque)
 {
 	struct pipeline *p = opaque;
 
@@ -123,7 +123,6 @@ static void *worker(void *opaque)
 		pthread_cond_broadcast(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
-	return NULL;
 }
 
 static void wait_for_layer(struct pipeline *p, size_t i)
@@ -218,15 +217,6 @@ static void keep_read_layers(struct pipeline *p)
 	free(err);
 }
 
-static int thread_count(const struct convert_opts *o, size_t todo)
-{
-	long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n < 1)
-		n = 1;
-	return (int)((size_t)n < todo ? (size_t)n : todo);
-}
-
 static void pipeline_free(struct pipeline *p)
 {
 	for (size_t i = 0; i < p->img->n_layers; i++) {
@@ -254,8 +244,7 @@ int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 			     PTHREAD_MUTEX_INITIALIZER,
 			     PTHREAD_COND_INITIALIZER};
 	size_t n = img->n_layers;
-	pthread_t *threads;
-	int n_threads;
+	struct cfs_pool *readers = NULL;
 	ssize_t failed;
 
 	p.records = xcalloc(n, sizeof(*p.records));
@@ -263,14 +252,13 @@ int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 	p.errors = xcalloc(n, sizeof(*p.errors));
 	st->layers = (unsigned int)n;
 	load_cached(&p, st);
-	n_threads = thread_count(o, n - st->cached_layers);
-	threads = xcalloc((size_t)n_threads + 1, sizeof(*threads));
-	for (int i = 0; i < n_threads; i++)
-		pthread_create(&threads[i], NULL, worker, &p);
+	/* Without a thread, the pool reads every layer before any is applied. */
+	if (st->cached_layers < n)
+		readers = cfs_pool_start(
+			cfs_pool_size(o->threads, n - st->cached_layers, 0),
+			worker, &p);
 	failed = apply_all(&p, t);
-	for (int i = 0; i < n_threads; i++)
-		pthread_join(threads[i], NULL);
-	free(threads);
+	cfs_pool_join(readers);
 	if (failed < 0) {
 		/* Objects get their names before anything refers to them. */
 		if (cfs_store_commit(store) < 0)

@@ -24,6 +24,7 @@
 
 #include "store-verify.h"
 #include "cfs/hashtab.h"
+#include "cfs/pool.h"
 #include "cfs/util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
@@ -47,6 +48,7 @@ struct cfs_store {
 	atomic_bool verity_unsupported;
 	atomic_bool verity_used;
 	atomic_bool interrupted;
+	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
 };
 
 /*
@@ -242,6 +244,21 @@ static int enable_verity(struct cfs_store *s, const char *tmp)
 	return 0;
 }
 
+/* The object's xx/ directory, made once per store handle. */
+static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
+{
+	if (atomic_load(&s->fanout_made[first]))
+		return 0;
+	path[2] = '\0';
+	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST) {
+		path[2] = '/';
+		return -1;
+	}
+	path[2] = '/';
+	atomic_store(&s->fanout_made[first], true);
+	return 0;
+}
+
 /* Verity, then the final name; losing a race to an equal object is fine. */
 static int place_object(struct cfs_store *s, const char *tmp,
 			const uint8_t *digest)
@@ -254,10 +271,8 @@ static int place_object(struct cfs_store *s, const char *tmp,
 		unlinkat(s->dirfd, tmp, 0);
 		return -1;
 	}
-	path[2] = '\0';
-	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST)
+	if (make_fanout_dir(s, path, digest[0]) < 0)
 		goto fail;
-	path[2] = '/';
 	r = renameat2(s->dirfd, tmp, s->dirfd, path, RENAME_NOREPLACE);
 	if (r < 0 && errno == EINVAL) {
 		/* No RENAME_NOREPLACE here: link() never replaces either. */
@@ -282,6 +297,13 @@ static int close_object(struct cfs_store *s, int fd)
 {
 	int r = 0;
 
+	/*
+	 * Batch: start writing the object back now, so that the disk works
+	 * while the CPUs go on; the one syncfs at commit then finds little
+	 * left to wait for. A hint: its failure leaves that work to syncfs.
+	 */
+	if (s->opts.sync == CFS_SYNC_BATCH)
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	if (s->opts.sync == CFS_SYNC_EACH && fsync(fd) < 0) {
 		cfs_error("%s: fsync: %s", s->dir, strerror(errno));
 		r = -1;
@@ -569,7 +591,7 @@ static void commit_fail(struct commit_job *j)
 	pthread_mutex_unlock(&j->lock);
 }
 
-static void *commit_worker(void *opaque)
+static void commit_worker(void *opaque)
 {
 	struct commit_job *j = opaque;
 	struct cfs_store *s = j->s;
@@ -583,7 +605,6 @@ static void *commit_worker(void *opaque)
 		else if (place_object(s, p->tmp, p->digest) < 0)
 			commit_fail(j);
 	}
-	return NULL;
 }
 
 /* Places every pending object; they were made durable by the caller. */
@@ -591,17 +612,12 @@ static int place_pending(struct cfs_store *s)
 {
 	struct commit_job j = {.s = s};
 	size_t n = s->n_pending / COMMIT_MIN_PER_THREAD;
-	pthread_t threads[COMMIT_THREADS];
-	size_t started = 0;
 
 	pthread_mutex_init(&j.lock, NULL);
-	n = n < 1 ? 1 : n > COMMIT_THREADS ? COMMIT_THREADS : n;
-	while (started + 1 < n &&
-	       pthread_create(&threads[started], NULL, commit_worker, &j) == 0)
-		started++;
-	commit_worker(&j);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	cfs_pool_run(n < 1		  ? 1
+		     : n > COMMIT_THREADS ? COMMIT_THREADS
+					  : n,
+		     commit_worker, &j);
 	pthread_mutex_destroy(&j.lock);
 	if (atomic_load(&j.failed)) {
 		cfs_error("%s", j.error);

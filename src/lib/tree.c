@@ -248,8 +248,15 @@ struct cfs_node *cfs_dir_link(struct cfs_node *dir, const char *name,
 		n->inode = inode;
 		return n;
 	}
-	n = node_new(name, len, dir, inode);
-	append_child(d, n);
+	return cfs_dir_add(dir, name, len, inode);
+}
+
+struct cfs_node *cfs_dir_add(struct cfs_node *dir, const char *name, size_t len,
+			     struct cfs_inode *inode)
+{
+	struct cfs_node *n = node_new(name, len, dir, inode);
+
+	append_child(dir->inode, n);
 	return n;
 }
 

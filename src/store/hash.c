@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "store-tool.h"
+#include "cfs/pool.h"
 #include "cfs/util.h"
 
 struct hash_job {
@@ -55,31 +55,22 @@ static void hash_one(struct hash_job *j, struct hashed_object *h)
 	close(fd);
 }
 
-static void *hash_worker(void *opaque)
+static void hash_worker(void *opaque)
 {
 	struct hash_job *j = opaque;
 	size_t i;
 
 	while ((i = atomic_fetch_add(&j->next, 1)) < j->n)
 		hash_one(j, &j->objs[i]);
-	return NULL;
 }
 
 size_t hash_objects(const char *store, struct hashed_object *objs, size_t n,
 		    int threads)
 {
 	struct hash_job j = {.objs = objs, .n = n};
-	pthread_t *t = xcalloc((size_t)threads, sizeof(*t));
-	int started = 0;
 
 	j.storefd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	while (started + 1 < threads &&
-	       pthread_create(&t[started], NULL, hash_worker, &j) == 0)
-		started++;
-	hash_worker(&j);
-	for (int i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
-	free(t);
+	cfs_pool_run(cfs_pool_size(threads, n, 0), hash_worker, &j);
 	if (j.storefd >= 0)
 		close(j.storefd);
 	return atomic_load(&j.measured);

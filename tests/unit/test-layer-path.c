@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "cfs/util.h"
-#include "layer/path.h"
+#include "path.h"
 #include "tap.h"
 
 static bool clean_is(const char *in, const char *want)
 {
 	char *got = NULL;
-	bool good = cfs_layer_path_clean(in, &got) == 0 && !strcmp(got, want);
+	bool good = cfs_path_clean(in, &got) == 0 && !strcmp(got, want);
 
 	if (!good)
 		printf("# '%s' -> '%s'\n", in, got ? got : cfs_strerror());
@@ -26,7 +26,7 @@ static bool clean_fails(const char *in, const char *msg)
 {
 	char *got = NULL;
 
-	if (cfs_layer_path_clean(in, &got) == 0) {
+	if (cfs_path_clean(in, &got) == 0) {
 		printf("# accepted as '%.40s'\n", got);
 		free(got);
 		return false;
@@ -36,7 +36,7 @@ static bool clean_fails(const char *in, const char *msg)
 
 static bool is_clean(const char *p)
 {
-	return cfs_layer_path_is_clean(p, strlen(p));
+	return cfs_path_is_clean(p, strlen(p));
 }
 
 static char *repeat(char c, size_t n, const char *suffix)
@@ -110,8 +110,8 @@ static void test_is_clean(void)
 	ok(!is_clean("a//b"), "'//'");
 	ok(!is_clean("./a") && !is_clean("a/."), "'.' component");
 	ok(!is_clean("a/..") && !is_clean("../a"), "'..' component");
-	ok(!cfs_layer_path_is_clean("a\0b", 3), "NUL inside the length");
-	ok(cfs_layer_path_is_clean("ab/c", 2), "only len bytes are read");
+	ok(!cfs_path_is_clean("a\0b", 3), "NUL inside the length");
+	ok(cfs_path_is_clean("ab/c", 2), "only len bytes are read");
 	s = repeat('n', 256, "");
 	ok(!is_clean(s), "256-byte component");
 	free(s);
@@ -136,9 +136,8 @@ static void test_random(void)
 				strcat(in, "/");
 		}
 		once = twice = NULL;
-		if (cfs_layer_path_clean(in, &once) < 0 || !is_clean(once) ||
-		    cfs_layer_path_clean(once, &twice) < 0 ||
-		    strcmp(once, twice)) {
+		if (cfs_path_clean(in, &once) < 0 || !is_clean(once) ||
+		    cfs_path_clean(once, &twice) < 0 || strcmp(once, twice)) {
 			if (!bad++)
 				printf("# '%s' -> '%s'\n", in, once);
 		}

@@ -89,6 +89,12 @@ struct cfs_node *cfs_dir_lookup(const struct cfs_node *dir, const char *name,
  */
 struct cfs_node *cfs_dir_link(struct cfs_node *dir, const char *name,
 			      size_t len, struct cfs_inode *inode);
+/*
+ * Like cfs_dir_link for a name dir is known not to hold (just looked up):
+ * saves the second lookup.
+ */
+struct cfs_node *cfs_dir_add(struct cfs_node *dir, const char *name, size_t len,
+			     struct cfs_inode *inode);
 /* Removes a child and its subtree; returns false if absent. */
 bool cfs_dir_unlink(struct cfs_node *dir, const char *name, size_t len);
 /* Removes every child of dir. */

@@ -219,7 +219,10 @@ static int apply_node(struct apply *a, const struct cfs_layer_entry *e)
 		cfs_inode_unref(ino);
 		return -1;
 	}
-	cfs_dir_link(dir, name, strlen(name), ino);
+	if (old)
+		cfs_dir_link(dir, name, strlen(name), ino);
+	else
+		cfs_dir_add(dir, name, strlen(name), ino);
 	return 0;
 }
 

@@ -28,6 +28,7 @@
  * whose objects are gone from the store, is a cache miss.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +36,7 @@
 #include "path.h"
 #include "cfs/layer.h"
 #include "rules.h"
+#include "cfs/pool.h"
 #include "cfs/sha256.h"
 #include "cfs/util.h"
 
@@ -251,7 +253,7 @@ static void get_xattrs(struct cursor *c, struct cfs_layer_entry *e)
 }
 
 /* Kind-specific consistency of a decoded entry. */
-static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
+static bool entry_ok(const struct cfs_layer_entry *e)
 {
 	bool plen = e->link && strlen(e->link) > 0;
 
@@ -276,9 +278,47 @@ static bool entry_ok(const struct cfs_layer_entry *e, struct cfs_store *s)
 	if (e->link)
 		return false;
 	if (S_ISREG(e->mode))
-		return e->has_digest == (e->size > 0) &&
-		       (!e->has_digest || !s || cfs_store_has(s, e->digest));
+		return e->has_digest == (e->size > 0);
 	return !e->has_digest;
+}
+
+/*
+ * Whether every object the record names is in the store: one stat each,
+ * which on a cold cache waits for the disk (directory blocks, inodes), so
+ * a few threads look them up at once.
+ */
+#define CHECKS_PER_THREAD 1024
+#define CHECK_THREADS 8
+
+struct objects_check {
+	const struct cfs_layer *l;
+	struct cfs_store *s;
+	atomic_size_t next;
+	atomic_bool missing;
+};
+
+static void check_objects(void *opaque)
+{
+	struct objects_check *c = opaque;
+	size_t i;
+
+	while (!atomic_load(&c->missing) &&
+	       (i = atomic_fetch_add(&c->next, 1)) < c->l->n_entries) {
+		const struct cfs_layer_entry *e = &c->l->entries[i];
+
+		if (e->has_digest && !cfs_store_has(c->s, e->digest))
+			atomic_store(&c->missing, true);
+	}
+}
+
+static bool objects_present(const struct cfs_layer *l, struct cfs_store *s)
+{
+	struct objects_check c = {.l = l, .s = s};
+
+	cfs_pool_run(cfs_pool_size(0, l->n_entries / CHECKS_PER_THREAD + 1,
+				   CHECK_THREADS),
+		     check_objects, &c);
+	return !atomic_load(&c.missing);
 }
 
 static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
@@ -313,7 +353,7 @@ static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
 		get_xattrs(c, e);
 }
 
-static bool entries_ok(const struct cfs_layer *l, struct cfs_store *s)
+static bool entries_ok(const struct cfs_layer *l)
 {
 	uint64_t content = 0;
 
@@ -321,7 +361,7 @@ static bool entries_ok(const struct cfs_layer *l, struct cfs_store *s)
 		const struct cfs_layer_entry *e = &l->entries[i];
 
 		if (!cfs_path_is_clean(e->path, strlen(e->path)) ||
-		    !entry_ok(e, s))
+		    !entry_ok(e))
 			return false;
 		if (e->kind == CFS_ENTRY_NODE && S_ISREG(e->mode))
 			content += e->size;
@@ -357,7 +397,8 @@ static struct cfs_layer *decode(const uint8_t *data, size_t len,
 	l->cap_entries = n;
 	for (; l->n_entries < n && !c.bad; l->n_entries++)
 		get_entry(&c, &l->entries[l->n_entries]);
-	if (!c.bad && c.p == c.end && entries_ok(l, s))
+	if (!c.bad && c.p == c.end && entries_ok(l) &&
+	    (!s || objects_present(l, s)))
 		return l;
 bad:
 	cfs_layer_free(l);
