@@ -37,15 +37,6 @@
 #define REPLY_MAX (64 * 1024)
 #define STDERR_SHOWN 4096 /* tail of skopeo's stderr read for a message */
 #define POOL_MAX 8	  /* proxies of one image (blobs fetched at once) */
-/*
- * The pipe a blob comes through, as large as an unprivileged process may
- * make it (fs.pipe-max-size): with Linux's default of 64 KiB skopeo writes
- * 32 KiB at a time and waits for each read, so both sides switch context
- * every few dozen microseconds and a layer reader busy inflating stalls
- * skopeo; 1 MiB lets skopeo run ahead by as much as the reader takes in
- * one read (read.c's IN_BLOCK).
- */
-#define PIPE_SIZE (1 << 20)
 
 struct oci_proxy {
 	pid_t pid;
@@ -494,8 +485,6 @@ static int pipe_start(struct oci_proxy *p, struct reply *r,
 	json_object_array_add(args, json_object_new_int64(r->pipeid));
 	if (proxy_send(p, "FinishPipe", args) < 0)
 		return -1;
-	/* a smaller pipe only costs speed */
-	(void)fcntl(r->fd, F_SETPIPE_SZ, PIPE_SIZE);
 	pp = xcalloc(1, sizeof(*pp));
 	pp->p = p;
 	pp->fd = r->fd;
