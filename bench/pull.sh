@@ -9,8 +9,17 @@
 #   podman pull                  into a private containers-storage (overlay)
 #   oci2cfs update               the same name, the top layer changed (a
 #                                store holding v1 pulls v2): bytes fetched
-# Peak RSS of oci2cfs is reported. Runnable-by-podman (the composefs mount)
-# needs the kernel module: that part is in the VM bench (bench/vm.sh).
+# Every timed command starts in the same state (settle): nothing dirty in
+# the page cache (sync), caches dropped, then its input read back: the
+# registry's blobs, or for "then oci2cfs" the layout skopeo wrote. So no
+# command pays for an earlier one's writeback (oci2cfs's final syncfs would
+# flush skopeo's or podman's dirty pages too), nor for ext4 reusing inodes
+# freed a moment ago (see bench/README.md). Both oci2cfs rows run with the
+# same flags (--sync=batch, the default). The writeback of the layout skopeo
+# wrote (the second write a direct pull avoids) is timed on its own and
+# left out of the target ratio. Peak RSS and CPU seconds (user + system,
+# with children: skopeo) are reported. Runnable-by-podman (the composefs
+# mount) needs the kernel module: that part is in the VM bench (bench/vm.sh).
 #   bench/pull.sh IMAGEDIR [RUNS]
 set -euo pipefail
 
@@ -51,23 +60,39 @@ for i in $(seq 50); do
 	sleep 0.2
 done
 
-# label command...: appends "label seconds peak-KiB" to $tmp/times
+# Before a timed command: nothing dirty, caches dropped, FILES... read back.
+settle() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	find "$@" -type f -exec cat {} + >/dev/null
+}
+
+# label command...: appends "label seconds peak-KiB cpu-seconds load" to
+# $tmp/times
 timed() {
-	local label=$1
+	local label=$1 load
 	shift
-	/usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" >/dev/null 2>"$tmp/err" ||
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -f "$label %e %M %U %S $load" -a -o "$tmp/times" "$@" \
+		>/dev/null 2>"$tmp/err" ||
 		{ cat "$tmp/err" >&2; echo "bench/pull.sh: $label failed" >&2; exit 1; }
 }
 
 for r in $(seq "$runs"); do
 	rm -rf "$tmp/s" "$tmp/lay" "$tmp/s2" "$tmp/graph" "$tmp/run" "$tmp/pc"
+	settle "$tmp/registry"
 	timed "oci2cfs-docker" "$oci2cfs" "docker://$R/bench:1" --store "$tmp/s" \
-		-q --signature-policy "$tmp/policy.json"
+		-q --sync=batch --signature-policy "$tmp/policy.json"
+	settle "$tmp/registry"
 	timed "skopeo-copy" skopeo --insecure-policy \
 		--registries-conf "$CONTAINERS_REGISTRIES_CONF" copy -q \
 		"docker://$R/bench:1" "oci:$tmp/lay:bench"
-	timed "then-oci2cfs" "$oci2cfs" "$tmp/lay" --store "$tmp/s2" -q
+	timed "layout-writeback" sync -f "$tmp/lay"
+	settle "$tmp/lay"
+	timed "then-oci2cfs" "$oci2cfs" "$tmp/lay" --store "$tmp/s2" -q \
+		--sync=batch
 	podman_private_conf "$tmp/pc" "$tmp/graph" "$tmp/run"
+	settle "$tmp/registry"
 	timed "podman-pull" podman pull -q --signature-policy "$tmp/policy.json" \
 		"docker://$R/bench:1"
 	podman rmi -a -f >/dev/null 2>&1 || true
@@ -110,6 +135,7 @@ rm -rf "$tmp/s"
 "$oci2cfs" "docker://$R/bench:1" --store "$tmp/s" -q \
 	--signature-policy "$tmp/policy.json" >/dev/null
 before=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
+settle "$tmp/registry"
 timed "oci2cfs-update" "$oci2cfs" "docker://$R/bench:2" --store "$tmp/s" -q \
 	--signature-policy "$tmp/policy.json"
 after=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
@@ -118,17 +144,23 @@ python3 - "$tmp/times" "$((after - before))" <<'PY'
 import statistics, sys
 t = {}
 for line in open(sys.argv[1]):
-    label, sec, rss = line.split()
-    t.setdefault(label, []).append((float(sec), int(rss)))
-med = lambda k: statistics.median(s for s, _ in t[k])
-rss = lambda k: max(r for _, r in t[k])
-print("registry -> converted (medians of %d runs, s; peak RSS KiB)" % len(t["oci2cfs-docker"]))
-for k in ("oci2cfs-docker", "skopeo-copy", "then-oci2cfs", "podman-pull", "oci2cfs-update"):
-    print("  %-16s %7.2f  %8d" % (k, med(k), rss(k)))
+    label, sec, rss, user, system, load = line.split()
+    t.setdefault(label, []).append(
+        (float(sec), int(rss), float(user) + float(system), load))
+med = lambda k: statistics.median(r[0] for r in t[k])
+cpu = lambda k: statistics.median(r[2] for r in t[k])
+rss = lambda k: max(r[1] for r in t[k])
+print("registry -> converted (medians of %d runs; s, CPU s, peak RSS KiB, load averages)"
+      % len(t["oci2cfs-docker"]))
+for k in ("oci2cfs-docker", "skopeo-copy", "layout-writeback", "then-oci2cfs",
+          "podman-pull", "oci2cfs-update"):
+    print("  %-16s %7.2f  cpu %5.2f  %8d  load %s" % (
+        k, med(k), cpu(k), rss(k), " ".join(r[3] for r in t[k])))
 cfs = med("oci2cfs-docker")
 two = med("skopeo-copy") + med("then-oci2cfs")
 print("ratio podman pull / oci2cfs docker://          %.2fx (target >= 2.5x)" % (med("podman-pull") / cfs))
-print("ratio skopeo copy + oci2cfs / oci2cfs docker:// %.2fx (target > 1)" % (two / cfs))
+print("ratio skopeo copy + oci2cfs / oci2cfs docker:// %.2fx (target > 1; %.2fx with the layout's writeback)"
+      % (two / cfs, (two + med("layout-writeback")) / cfs))
 print("update (top layer changed): %s blob requests (config + the new layer = 2), %.2f s = %.0f%% of a full pull"
       % (sys.argv[2], med("oci2cfs-update"), 100 * med("oci2cfs-update") / cfs))
 PY

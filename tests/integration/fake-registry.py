@@ -9,6 +9,8 @@ layout, with faults chosen by the first part of the repository name:
   cut/NAME:TAG      the top layer's first request: full Content-Length, half
                     the bytes, then the connection is closed; later ones whole
   slow/NAME:TAG     layer blobs sent slowly (about 4 s each)
+  mixed/NAME:TAG    the bottom layer slow, the top one corrupt, others whole:
+                    one fetch fails while another is still under way
   auth/NAME:TAG     401 Unauthorized
 
 TAG is a tag of the layout. Every request is logged to LOG, one line each.
@@ -87,12 +89,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         is_layer = not data.startswith(b"{")
         if not is_layer or mode == "good":
             return self.send(200, data)
+        if mode == "short":
+            return self.send(200, data[:-10])
+        if mode == "mixed":
+            if self.is_top(ref, t):
+                mode = "corrupt"
+            elif self.is_bottom(ref, t):
+                mode = "slow"
+            else:
+                return self.send(200, data)
         if mode == "corrupt":
             i = len(data) // 2
             return self.send(200, data[:i] + bytes([data[i] ^ 1]) +
                              data[i + 1:])
-        if mode == "short":
-            return self.send(200, data[:-10])
         if mode == "slow":
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
@@ -116,12 +125,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.send(200, data)
 
     @staticmethod
-    def is_top(digest, t):
+    def is_top(digest, t, at=-1):
         for m in t.values():
             layers = json.loads(blob(m["digest"])).get("layers", [])
-            if layers and layers[-1]["digest"] == digest:
+            if layers and layers[at]["digest"] == digest:
                 return True
         return False
+
+    @staticmethod
+    def is_bottom(digest, t):
+        return Handler.is_top(digest, t, 0)
 
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

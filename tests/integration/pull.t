@@ -248,6 +248,41 @@ is "$(($(grep -ac "GET /v2/cut/cfs/blobs/" "$TMP/fake.log") - before))" 2 \
 store_mismatches "$TMP/f-cut" >"$TMP/bad6"
 ok $? "every object in that store is named by its digest" || diag_file "$TMP/bad6"
 
+# a fault in one of two layers fetched at once (two skopeo proxies): the
+# top layer is corrupt while the bottom one is still coming in slowly
+s=$TMP/f-mixed
+seed "$s"
+refs_and_images "$s" >"$TMP/mixed.before"
+top=$(python3 - "$L" <<'EOF2'
+import json, os, sys
+idx = json.load(open(os.path.join(sys.argv[1], "index.json")))
+m = [x for x in idx["manifests"]
+     if x["annotations"]["org.opencontainers.image.ref.name"] == "shared-a"][0]
+mf = json.load(open(os.path.join(sys.argv[1], "blobs", *m["digest"].split(":"))))
+print(mf["layers"][-1]["digest"])
+EOF2
+)
+pull "$s" "docker://$F/mixed/cfs:shared-a" -j 2 >/dev/null 2>"$TMP/mixed.err"
+st=$?
+[ $st -eq 1 ] && [ "$(wc -l <"$TMP/mixed.err")" -eq 1 ] &&
+	grep -qF "docker://$F/mixed/cfs:shared-a" "$TMP/mixed.err" &&
+	grep -qF "$top" "$TMP/mixed.err" && grep -qiE "corrupt|digest" "$TMP/mixed.err"
+ok $? "one of two concurrent fetches corrupt: exit $st, one line naming the image and that layer" ||
+	diag_file "$TMP/mixed.err"
+refs_and_images "$s" | diff "$TMP/mixed.before" - >/dev/null
+ok $? "concurrent fault: no new manifest or ref"
+[ -z "$(ls -A "$s/.tmp" 2>/dev/null)" ]
+ok $? "concurrent fault: nothing half-written left in .tmp" || diag "$(ls "$s/.tmp")"
+store_mismatches "$s" >"$TMP/bad-mixed"
+ok $? "concurrent fault: every object is named by its digest" || diag_file "$TMP/bad-mixed"
+before=$(grep -ac "GET /v2/good/cfs/blobs/" "$TMP/fake.log")
+pull "$s" "docker://$F/good/cfs:shared-a" >/dev/null 2>"$TMP/mixed2.err"
+ok $? "a retry from an intact registry succeeds" || diag_file "$TMP/mixed2.err"
+got=$(grep -a "GET /v2/good/cfs/blobs/" "$TMP/fake.log" | tail -n +$((before + 1)))
+[ "$(echo "$got" | wc -l)" -eq 2 ] && echo "$got" | grep -qF "$top"
+ok $? "the retry fetches only the config and the corrupt layer: the slow one, read meanwhile, was kept" ||
+	diag "$got"
+
 # SIGINT mid-pull
 s=$TMP/f-int
 seed "$s"

@@ -49,6 +49,8 @@ struct oci_proxy {
 	struct oci_proxy *_Atomic next;
 	pthread_mutex_t pool_lock;
 	unsigned int n_pool;
+	bool pending; /* Initialize and OpenImage sent, replies not read */
+	bool dead;    /* a spare that failed to open the image */
 };
 
 struct oci_proxy_pipe {
@@ -293,13 +295,30 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	return 0;
 }
 
-static int initialize(struct oci_proxy *p)
+/*
+ * Initialize and OpenImage are sent at once and their replies read later
+ * (finish_open): the proxy serves requests in order, and a spare proxy
+ * can start while the first one works.
+ */
+static int start(struct oci_proxy *p, const char *platform)
+{
+	struct json_object *args = json_object_new_array();
+
+	json_object_array_add(args, json_object_new_string(p->name));
+	if (spawn(p, platform) < 0 || proxy_send(p, "Initialize", NULL) < 0 ||
+	    proxy_send(p, "OpenImage", args) < 0)
+		return -1;
+	p->pending = true;
+	return 0;
+}
+
+static int check_version(struct oci_proxy *p)
 {
 	struct reply r;
 	const char *v;
 	int ret = -1;
 
-	if (proxy_call(p, "Initialize", NULL, &r) < 0)
+	if (proxy_recv(p, "Initialize", &r) < 0)
 		return -1;
 	v = json_object_is_type(r.value, json_type_string)
 		    ? json_object_get_string(r.value)
@@ -315,25 +334,26 @@ static int initialize(struct oci_proxy *p)
 	return ret;
 }
 
-static int open_image(struct oci_proxy *p, const char *name)
+static int finish_open(struct oci_proxy *p)
 {
-	struct json_object *args = json_object_new_array();
 	struct reply r;
 
-	json_object_array_add(args, json_object_new_string(name));
-	if (proxy_call(p, "OpenImage", args, &r) < 0)
+	p->pending = false;
+	if (check_version(p) < 0 || proxy_recv(p, "OpenImage", &r) < 0) {
+		p->dead = true;
 		return -1;
+	}
 	p->imgid = json_object_get_int64(r.value);
 	reply_free(&r);
 	if (p->imgid <= 0) {
 		cfs_error("skopeo image proxy: no image id");
+		p->dead = true;
 		return -1;
 	}
 	return 0;
 }
 
-int oci_proxy_open(struct oci_proxy **out, const char *name,
-		   const char *platform)
+static struct oci_proxy *proxy_new(const char *name, const char *platform)
 {
 	struct oci_proxy *p = xcalloc(1, sizeof(*p));
 
@@ -344,13 +364,61 @@ int oci_proxy_open(struct oci_proxy **out, const char *name,
 	pthread_mutex_init(&p->pool_lock, NULL);
 	p->name = xstrdup(name);
 	p->platform = platform ? xstrdup(platform) : NULL;
-	if (spawn(p, platform) < 0 || initialize(p) < 0 ||
-	    open_image(p, name) < 0) {
+	return p;
+}
+
+/*
+ * A spare proxy for a second blob fetched at once, started beside the
+ * first one: starting skopeo takes a tenth of a second or more, which
+ * would otherwise delay the second layer (see take_proxy). Unused when the
+ * store holds all layers but one.
+ */
+static void start_spare(struct oci_proxy *p)
+{
+	struct oci_proxy *q = proxy_new(p->name, p->platform);
+
+	if (start(q, p->platform) < 0) {
+		oci_proxy_close(q);
+		return;
+	}
+	atomic_store(&p->next, q);
+	p->n_pool = 1;
+}
+
+static int open_proxy(struct oci_proxy **out, const char *name,
+		      const char *platform, bool spare)
+{
+	struct oci_proxy *p = proxy_new(name, platform);
+
+	if (start(p, platform) < 0) {
+		oci_proxy_close(p);
+		return -1;
+	}
+	if (spare)
+		start_spare(p);
+	if (finish_open(p) < 0) {
 		oci_proxy_close(p);
 		return -1;
 	}
 	*out = p;
 	return 0;
+}
+
+int oci_proxy_open(struct oci_proxy **out, const char *name,
+		   const char *platform)
+{
+	return open_proxy(out, name, platform, true);
+}
+
+/* q locked: a proxy that can serve, or unlocked and false. */
+static bool usable(struct oci_proxy *q)
+{
+	if (q->pending)
+		(void)finish_open(q); /* a failed spare is only skipped */
+	if (!q->dead)
+		return true;
+	pthread_mutex_unlock(&q->lock);
+	return false;
 }
 
 /*
@@ -363,11 +431,11 @@ static struct oci_proxy *take_proxy(struct oci_proxy *p)
 	struct oci_proxy *q;
 
 	for (q = p; q; q = atomic_load(&q->next))
-		if (pthread_mutex_trylock(&q->lock) == 0)
+		if (pthread_mutex_trylock(&q->lock) == 0 && usable(q))
 			return q;
 	pthread_mutex_lock(&p->pool_lock);
 	if (p->n_pool < POOL_MAX &&
-	    oci_proxy_open(&q, p->name, p->platform) == 0) {
+	    open_proxy(&q, p->name, p->platform, false) == 0) {
 		pthread_mutex_lock(&q->lock);
 		atomic_store(&q->next, atomic_load(&p->next));
 		atomic_store(&p->next, q);
