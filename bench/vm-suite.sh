@@ -112,8 +112,10 @@ section_p2r() {
 # DKMS for Debian's kernel, which does not export fsverity_get_digest());
 # composefs-export.ko takes the digest fs-verity computed at open (the
 # patched kernel's). Both on this kernel: every file of the image opened
-# under verity_check=2, cold (first open after the drop) and warm (5 more
-# passes). Runs first, on its own store: no composefs mount exists yet to
+# under verity_check=2, cold (first open after the drop: each build
+# computes every digest) and warm (5 more passes: both builds find the
+# backing inode remembered at the cold pass and skip the digest, see
+# kernel/fs/composefs/file.c). Runs first, on its own store: no composefs mount exists yet to
 # keep the module from being swapped, and p2r's conversion stays cold.
 vopen_load() { # MODULE
 	rmmod composefs 2>/dev/null

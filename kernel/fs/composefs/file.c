@@ -14,6 +14,63 @@
 #include <linux/uio.h>
 #include "internal.h"
 
+/*
+ * Verified backing inodes.  Once a backing file's fs-verity digest has
+ * matched the image's, its inode is remembered (with a reference, as
+ * overlayfs holds its lower inodes) and a later open that finds the very
+ * same inode skips the digest: it would compute the same value.  A verity
+ * file cannot be written, fs-verity cannot be disabled, its descriptor
+ * never changes, and the image's digest for this composefs inode is fixed;
+ * the reference keeps the inode from being freed, so its address cannot be
+ * reused by another file.  Only an inode whose digest MATCHED is recorded:
+ * an object renamed over or replaced in the store is a different inode and
+ * is checked in full; an object cfs-store fsck --repair moves aside is one
+ * whose digest differs from its name, the digest the image records, so it
+ * never matched.  The reference keeps an unlinked object allocated until
+ * the composefs inode is evicted (at the latest at umount), as an open
+ * file would; cfs-store gc never deletes a mounted image's objects.  Only
+ * objects on the superblock of a base directory are remembered: that base
+ * directory's mount, held until after every composefs inode is evicted,
+ * keeps their filesystem mounted; an object on another mount below a base
+ * directory is checked on every open.  See composefs(5).
+ */
+static bool cfs_backing_pinnable(struct cfs_sb_info *sbi, struct inode *bi)
+{
+	unsigned int i;
+
+	for (i = 0; i < sbi->num_basedirs; i++)
+		if (sbi->basedirs[i].mnt->mnt_sb == bi->i_sb)
+			return true;
+	return false;
+}
+
+static bool cfs_verified_before(struct cfs_inode_info *info, struct inode *bi)
+{
+	return READ_ONCE(info->verified) == bi;
+}
+
+static void cfs_remember_verified(struct cfs_sb_info *sbi,
+				  struct cfs_inode_info *info,
+				  struct inode *bi)
+{
+	if (READ_ONCE(info->verified) || !cfs_backing_pinnable(sbi, bi))
+		return;
+	ihold(bi);
+	if (cmpxchg(&info->verified, NULL, bi))
+		iput(bi);
+}
+
+/* At eviction: drops the reference cfs_remember_verified() took. */
+void cfs_forget_verified(struct inode *inode)
+{
+	struct cfs_inode_info *info = CFS_I(inode);
+
+	if (info->verified) {
+		iput(info->verified);
+		info->verified = NULL;
+	}
+}
+
 static int cfs_verify_backing(struct inode *inode, struct file *backing)
 {
 	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
@@ -30,6 +87,8 @@ static int cfs_verify_backing(struct inode *inode, struct file *backing)
 			cfs_index(inode));
 		return -EIO;
 	}
+	if (cfs_verified_before(info, file_inode(backing)))
+		return 0;
 	err = cfs_fsverity_digest(file_inode(backing), digest);
 	if (err) {
 		cfs_err(sbi, "inode %llu: backing file without a usable fs-verity digest (%d)",
@@ -41,6 +100,7 @@ static int cfs_verify_backing(struct inode *inode, struct file *backing)
 			cfs_index(inode));
 		return -EIO;
 	}
+	cfs_remember_verified(sbi, info, file_inode(backing));
 	return 0;
 }
 

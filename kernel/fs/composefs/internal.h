@@ -54,6 +54,7 @@ struct cfs_inode_info {
 	u64 parent;			/* directories: parent index + 1, or 0 */
 	bool has_digest;		/* regular files */
 	u8 digest[CFS_DIGEST_SIZE];
+	struct inode *verified;		/* backing inode that matched, file.c */
 	struct inode vfs_inode;
 };
 
@@ -124,6 +125,7 @@ int cfs_fsverity_digest(struct inode *inode, u8 digest[CFS_DIGEST_SIZE]);
 
 /* file.c */
 extern const struct file_operations cfs_file_fops;
+void cfs_forget_verified(struct inode *inode);
 
 /* xattr.c */
 extern const struct xattr_handler *cfs_xattr_handlers[];

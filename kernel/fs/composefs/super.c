@@ -264,7 +264,16 @@ static struct inode *cfs_alloc_inode(struct super_block *sb)
 	info->dir_loaded = false;
 	info->parent = 0;
 	info->has_digest = false;
+	info->verified = NULL;
 	return &info->vfs_inode;
+}
+
+/* Runs for every inode before cfs_kill_sb() puts the base directories. */
+static void cfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	cfs_forget_verified(inode);
 }
 
 static void cfs_free_inode(struct inode *inode)
@@ -304,6 +313,7 @@ static int cfs_show_options(struct seq_file *m, struct dentry *root)
 static const struct super_operations cfs_super_ops = {
 	.alloc_inode = cfs_alloc_inode,
 	.free_inode = cfs_free_inode,
+	.evict_inode = cfs_evict_inode,
 	.statfs = cfs_statfs,
 	.show_options = cfs_show_options,
 };

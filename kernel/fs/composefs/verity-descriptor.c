@@ -13,14 +13,11 @@
  * descriptor it loaded at open; this reads the descriptor a second time
  * from the same filesystem.  See composefs(5) on what that trusts.
  *
- * No digest is cached per backing inode.  A cache keyed by the inode's
- * address or number can be fooled by a freed and reused inode; one is safe
- * only while it holds a reference to the verified inode (fs-verity cannot
- * be turned off and a verity file never changes), and that reference
- * would keep a deleted object allocated, and its mount busy, for as long
- * as the composefs inode stays cached.  The descriptor comes from the
- * filesystem's cache and 256 bytes are hashed; what that adds to a warm
- * verified open is measured by bench/vm-suite.sh, section vopen.
+ * Called once per composefs inode and backing inode: file.c remembers the
+ * backing inode that matched (holding a reference) and skips the digest
+ * when an open finds that inode again.  What the first, cold, verified
+ * open costs here against verity-export.c is measured by
+ * bench/vm-suite.sh, section vopen.
  */
 
 #include <crypto/hash.h>

@@ -165,6 +165,103 @@ vd_autoload() {
 	[ -d /sys/module/composefs ] || insmod "$CFS_MODULE"
 }
 
+# vd_replace: a verified object remembered by composefs (file.c), then
+# replaced in the store under verity_check=2 on btrfs: renamed over by a
+# file with fs-verity and other content, then by one without fs-verity:
+# each next open of the same composefs path is EIO, while the file opened
+# before reads the original content; the original moved back opens again;
+# renamed over by an equal copy (so the remembered inode is unlinked), it
+# still opens.  Then many opens with cache drops between them, umount, and
+# the btrfs must unmount with no inode left busy and kmemleak clean.
+vd_replace() {
+	local d=$VD-btrfs kml=/sys/kernel/debug/kmemleak busy leaked
+	if ! mount -t composefs $d/img $C -o basedir=$d/store,verity_check=2; then
+		nok "replace: mount $d/img"
+		return
+	fi
+	[ -e $kml ] && echo clear >$kml
+	busy=$(dmesg | grep -c 'Busy inodes')
+	$py - $C $d/store $VD_NAMES <<'EOF'
+import errno, os, subprocess, sys
+
+c, s, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+tag = "replace (btrfs, verity_check=2)"
+
+
+def tap(good, name):
+    print(("ok" if good else "not ok") + " - " + tag + ": " + name)
+
+
+def opens(name):
+    try:
+        fd = os.open(os.path.join(c, name), os.O_RDONLY)
+        os.read(fd, 1)
+        os.close(fd)
+        return "ok"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+
+
+def rename_in(data, verity):
+    new = os.path.join(s, "big.new")
+    with open(new, "wb") as f:
+        f.write(data)
+    if verity:
+        subprocess.run(["fsverity", "enable", new], check=True)
+    os.rename(new, os.path.join(s, "big"))
+
+
+big = os.path.join(s, "big")
+with open(big, "rb") as f:
+    orig = f.read()
+held = os.open(os.path.join(c, "big"), os.O_RDONLY)
+tap(opens("big") == "ok", "big opens twice, verified")
+os.link(big, big + ".keep")
+rename_in(os.urandom(len(orig)), True)
+got = opens("big")
+tap(got == "EIO", "renamed over by a fs-verity file of other content: "
+    "next open EIO (" + got + ")")
+rename_in(orig, False)
+got = opens("big")
+tap(got == "EIO", "renamed over by the same bytes without fs-verity: "
+    "next open EIO (" + got + ")")
+tap(os.pread(held, len(orig) + 1, 0) == orig,
+    "the file opened before reads the original content")
+os.close(held)
+os.rename(big + ".keep", big)
+tap(opens("big") == "ok", "the original object moved back opens")
+rename_in(orig, True)
+tap(opens("big") == "ok", "renamed over by an equal fs-verity copy: opens")
+want = {n: opens(n) for n in names}
+same = True
+for i in range(200):
+    if i % 50 == 49:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+    same = same and {n: opens(n) for n in names} == want
+tap(same, "200 rounds of opens, caches dropped between: same results")
+EOF
+	check "replace: umount composefs" umount $C
+	check "replace: umount the btrfs store" umount $d
+	if [ "$(dmesg | grep -c 'Busy inodes')" = "$busy" ]; then
+		ok "replace: no busy inode left on the btrfs store"
+	else
+		nok "replace: no busy inode left on the btrfs store"
+		dmesg | grep 'Busy inodes' | sed 's/^/#   /'
+	fi
+	[ -e $kml ] || return 0
+	echo scan >$kml
+	sleep 5
+	echo scan >$kml
+	leaked=$(kmemleak_ours)
+	if [ "$leaked" = 0 ]; then
+		ok "replace: kmemleak: no leaks through composefs"
+	else
+		nok "replace: kmemleak: $leaked leaks through composefs"
+		head -n 60 $kml | sed 's/^/#   /'
+	fi
+}
+
 veritydigest() {
 	local fs m mod tag export=${CFS_MODULE%/*}/composefs-export.ko
 	for fs in ext4 btrfs; do
@@ -198,6 +295,11 @@ veritydigest() {
 		done
 	done
 	check "reload composefs.ko" vd_load "$CFS_MODULE"
+	if [ -e $VD-btrfs/img ]; then
+		vd_replace
+	else
+		nok "replace: no btrfs store"
+	fi
 	vd_autoload
 	mountpoint -q $VD-btrfs && umount $VD-btrfs
 	rm -rf $S/vd $S/vd-btrfs.img
