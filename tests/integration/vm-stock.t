@@ -24,7 +24,9 @@
 #   unpack), e2e (registry pull, oci2cfs on the verity ext4, mount by NAME
 #   with store=/verity and digest=, fstab and mount -a, upperdir writes,
 #   the failure paths, the module unloaded and loaded again by a mount),
-#   podman (cfs-podman images run by podman 4.3.1; this tier only), a
+#   podman (cfs-podman images run by podman 4.3.1; this tier only),
+#   podman-gc (cfs-store gc and fsck on the verity store while a podman
+#   container of another image reads every file; this tier only), a
 #   clean kernel log and no taint but the out-of-tree module's (O, E).
 # - tests/integration/vm.t (the debug test kernel: KASAN, UBSAN,
 #   kmemleak): the sections that stress the kernel code, where those
@@ -51,7 +53,7 @@ bail() { # NAME LOG: one not-ok with the log's tail, and the plan
 
 # The sections this tier runs, of those the suite has.
 sections() {
-	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,mutate,fixtures,e2e,podman}
+	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,mutate,fixtures,e2e,podman,podman-gc}
 	local s have=()
 	for s in ${want//,/ }; do
 		if grep -q "^$s()" "$top/tests/vm/suite.sh" ||
