@@ -84,9 +84,29 @@ static void test_refused(void)
 	ok(refused(name), "129-character tag refused");
 }
 
+/* The reference grammar podman checks, component by component. */
+static void test_grammar(void)
+{
+	ok(refused("../web"), "'..' as a registry");
+	ok(refused("a b.io/x"), "space in the registry");
+	ok(refused("-a"), "component starting with '-'");
+	ok(refused("a-"), "component ending with '-'");
+	ok(refused("a..b"), "two dots in a component");
+	ok(refused("a___b"), "three underscores");
+	ok(refused("x/.y"), "component starting with '.'");
+	ok(refused("reg-.io/x"), "registry label ending with '-'");
+	ok(refused("reg.io:5x/x"), "port that is not a number");
+	ok(refused("reg.io:/x"), "empty port");
+	ok(norm_is("x/a--b__c.d_e", "localhost/x/a--b__c.d_e:latest"),
+	   "separators '-' runs, '__', '.' and '_' accepted");
+	ok(norm_is("Reg-1.Example.io:443/x", "Reg-1.Example.io:443/x:latest"),
+	   "registry labels with uppercase and inner '-'");
+}
+
 int main(void)
 {
 	test_defaults();
 	test_refused();
+	test_grammar();
 	return tap_done();
 }

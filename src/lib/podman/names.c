@@ -4,6 +4,7 @@
  * anywhere in podman's stores breaks every podman command, and an image
  * used by a container must not disappear.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,18 +19,79 @@
 #define DEFAULT_STORAGE_CONF "/etc/containers/storage.conf"
 #define DEFAULT_GRAPHROOT "/var/lib/containers/storage"
 
+static bool is_alnum_lower(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/*
+ * One path component of the distribution reference grammar podman uses:
+ * [a-z0-9]+ joined by '.', '_', '__' or any run of '-'.
+ */
+static bool valid_component(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t run = 0;
+
+		while (i < len && is_alnum_lower(s[i]))
+			i++, run++;
+		if (!run)
+			return false;
+		if (i == len)
+			return true;
+		if (s[i] == '.' || (s[i] == '_' && s[i + 1] != '_'))
+			i++;
+		else if (s[i] == '_')
+			i += 2;
+		else
+			while (i < len && s[i] == '-')
+				i++;
+		if (i == len || !is_alnum_lower(s[i]))
+			return false;
+	}
+	return len > 0;
+}
+
 static bool valid_repo(const char *s, size_t len)
 {
-	if (!len || s[0] == '/' || s[len - 1] == '/')
+	if (!len)
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
+	while (len) {
+		const char *slash = memchr(s, '/', len);
+		size_t n = slash ? (size_t)(slash - s) : len;
 
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      strchr("._-/", c)))
+		if (!valid_component(s, n) || (slash && n + 1 == len))
 			return false;
-		if (c == '/' && s[i + 1] == '/')
+		len -= slash ? n + 1 : n;
+		s += slash ? n + 1 : n;
+	}
+	return true;
+}
+
+/* host[.host...][:port], each label alphanumeric with inner '-'. */
+static bool valid_domain(const char *s, size_t len)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t host = colon ? (size_t)(colon - s) : len;
+	size_t label = 0;
+
+	if (colon && (colon + 1 == s + len ||
+		      strspn(colon + 1, "0123456789") != len - host - 1))
+		return false;
+	for (size_t i = 0; i <= host; i++) {
+		char c = i < host ? s[i] : '.';
+
+		if (c == '.') {
+			if (!label || s[i - 1] == '-')
+				return false;
+			label = 0;
+		} else if (isalnum((unsigned char)c) || (c == '-' && label)) {
+			label++;
+		} else {
 			return false;
+		}
 	}
 	return true;
 }
@@ -70,7 +132,8 @@ char *pname_normalize(const char *name)
 	if (colon && colon < path)
 		colon = NULL;
 	repo = xstrndup(path, colon ? (size_t)(colon - path) : strlen(path));
-	if (!valid_repo(repo, strlen(repo)) ||
+	if ((dlen && !valid_domain(name, dlen)) ||
+	    !valid_repo(repo, strlen(repo)) ||
 	    (colon && !valid_tag(colon + 1)) || strchr(name, '@')) {
 		cfs_error("'%s': not a valid image name (want "
 			  "[REGISTRY/]REPO[:TAG], lowercase)",
