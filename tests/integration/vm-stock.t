@@ -53,7 +53,7 @@ bail() { # NAME LOG: one not-ok with the log's tail, and the plan
 
 # The sections this tier runs, of those the suite has.
 sections() {
-	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,mutate,fixtures,e2e,podman,podman-gc}
+	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,fixtures,e2e,podman,podman-gc}
 	local s have=()
 	for s in ${want//,/ }; do
 		if grep -q "^$s()" "$top/tests/vm/suite.sh" ||

@@ -3,7 +3,8 @@
 # the cfs and composefs-dkms packages with dpkg (DKMS builds the module
 # for the running kernel), checks that the first composefs mount loads
 # the module by itself, runs the suite's sections on the installed tools,
-# and checks the kernel's taint flags. TAP on ttyS1; then reboot.
+# removes both packages again, and checks the kernel's taint flags. TAP on
+# ttyS1; then reboot.
 . "$CFS_REPO/scripts/vm/pid1.sh"
 here=$CFS_REPO/tests/vm/stock
 mount -t debugfs debug /sys/kernel/debug 2>/dev/null
@@ -20,6 +21,7 @@ if [ -e /sbin/mount.composefs ] || [ -e /usr/sbin/mount.composefs ]; then
 	CFS_VM_BIN=/usr/bin CFS_VM_INSTALLED=1 timeout 3000 \
 		"$CFS_REPO/tests/vm/suite.sh" "${CFS_SUITE:-all}" >&3 2>&1
 	echo "# suite exit $?" >&3
+	timeout 600 "$here/remove.sh" >&3 2>&1
 fi
 "$here/taint.sh" >&3 2>&1
 echo "# suite done" >&3
