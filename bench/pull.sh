@@ -52,7 +52,7 @@ export CONTAINERS_REGISTRIES_CONF=$tmp/registries.conf
 printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" \
 	>"$CONTAINERS_REGISTRIES_CONF"
 echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$tmp/policy.json"
-. "$here/../tests/integration/podman-conf.sh"
+. "$here/../scripts/podman-conf.sh"
 R=127.0.0.1:$port
 for i in $(seq 50); do
 	skopeo --insecure-policy copy -q --dest-tls-verify=false \

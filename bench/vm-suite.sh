@@ -38,7 +38,7 @@ timed() {
 
 load() { note "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
-. "$repo/tests/integration/podman-conf.sh"
+. "$repo/scripts/podman-conf.sh"
 
 # podman_conf GRAPHROOT [ADDITIONAL-STORE]: a private podman setup.
 podman_conf() {

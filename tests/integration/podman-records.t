@@ -26,7 +26,7 @@ S=$TMP/store
 AIS=$S/podman
 CP=$CFS_BIN/cfs-podman
 CS=$CFS_BIN/cfs-store
-. "$(dirname "$0")/podman-conf.sh"
+. "$(dirname "$0")/../../scripts/podman-conf.sh"
 podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$AIS" ||
 	bail "cannot write the podman configuration"
 at_exit 'findmnt -rn -o TARGET | grep "^$TMP/" | sort -r |

@@ -21,7 +21,7 @@ mount -t tmpfs tmpfs /dev/shm || bail "cannot mount a private /dev/shm"
 CP=$CFS_BIN/cfs-podman
 S=$TMP/store
 AIS=$S/podman
-. "$(dirname "$0")/podman-conf.sh"
+. "$(dirname "$0")/../../scripts/podman-conf.sh"
 podman_private_conf "$TMP" "$TMP/graph" "$TMP/run" "$AIS" ||
 	bail "cannot write the podman configuration"
 at_exit 'podman rm -af >/dev/null 2>&1'

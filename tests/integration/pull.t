@@ -174,7 +174,7 @@ pull "$TMP/s3" "docker-archive:$docker_ar" -o "$TMP/t-da.cfs" >/dev/null 2>"$TMP
 ok $? "docker-archive:FILE" || diag_file "$TMP/t.err"
 
 # --- 4. containers-storage: from a private podman store ---------------------
-. "$TOP/tests/integration/podman-conf.sh"
+. "$TOP/scripts/podman-conf.sh"
 podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" || bail "podman conf"
 at_exit "podman --log-level=error unshare true >/dev/null 2>&1; umount -R '$TMP/graph/overlay' 2>/dev/null"
 skopeo --insecure-policy copy -q "oci:$L:shared-a" containers-storage:cfs-app \

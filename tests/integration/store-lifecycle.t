@@ -72,7 +72,7 @@ is "$?" 2 "an option of another command is a usage error"
 P=$TMP/p
 convert "$P" shared-b >/dev/null
 mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
-. "$TOP/tests/integration/podman-conf.sh"
+. "$TOP/scripts/podman-conf.sh"
 podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$P/podman"
 "$CFS_BIN/cfs-podman" --store "$P" add shared-b --mountpoint "$TMP/tree" \
 	>/dev/null

@@ -8,7 +8,7 @@
 #                      (which cfs-podman setup adds to storage.conf)
 #   pod_env_down       undo it (containers, images, mounts)
 
-. "$here/../integration/podman-conf.sh"
+. "$here/../../scripts/podman-conf.sh"
 
 PV=/tmp/podvm			# tmpfs: configuration, overlay uppers
 PD=$S/podvm			# scratch disk: podman's store, big temp files

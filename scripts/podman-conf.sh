@@ -1,6 +1,7 @@
 # A private podman configuration, so that tests and the bench never touch
 # the host's /etc/containers or /var/lib/containers.  Sourced by
-# tests/integration/podman.t, tests/vm/podman-env.sh and bench/vm-suite.sh.
+# the podman tests in tests/integration/, tests/vm/podman-env.sh and
+# bench/ (pull.sh, vm-suite.sh).
 #
 #   podman_private_conf DIR GRAPHROOT RUNROOT [ADDITIONAL-STORE [COPY-TMP]]
 #
