@@ -2,7 +2,8 @@
 /*
  * The open-addressing hash table of cfs/hashtab.h (the image writer's blob
  * dedup, the scanner's hard links, the store's pending objects, cfs-store's
- * digest sets) and the hashes its callers use.
+ * digest sets, the tree's index of a wide unsorted directory) and the
+ * hashes its callers use.
  */
 #include "cfs/hashtab.h"
 
@@ -42,6 +43,29 @@ void cfs_htab_insert(struct cfs_htab *t, uint64_t hash, size_t val)
 		grow(t);
 	place(t->slots, t->cap, hash, val);
 	t->n++;
+}
+
+/* Whether home lies cyclically in (gap, i]: the entry at i may not move. */
+static int stays(size_t home, size_t gap, size_t i)
+{
+	return gap <= i ? gap < home && home <= i : gap < home || home <= i;
+}
+
+void cfs_htab_remove(struct cfs_htab *t, const struct cfs_htab_probe *p)
+{
+	size_t mask = t->cap - 1, gap = (p->i - 1) & mask, i = gap;
+
+	for (;;) {
+		i = (i + 1) & mask;
+		if (!t->slots[i].val)
+			break;
+		if (stays((size_t)t->slots[i].hash & mask, gap, i))
+			continue;
+		t->slots[gap] = t->slots[i];
+		gap = i;
+	}
+	t->slots[gap].val = 0;
+	t->n--;
 }
 
 void cfs_htab_clear(struct cfs_htab *t)

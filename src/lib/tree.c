@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "cfs/tree.h"
 
-#include <search.h>
-#include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cfs/util.h"
 
@@ -65,16 +66,9 @@ void cfs_inode_clear_xattrs(struct cfs_inode *ino)
 	ino->n_xattrs = 0;
 }
 
-static void no_free(void *p)
-{
-	(void)p;
-}
-
 static void drop_index(struct cfs_inode *d)
 {
-	if (d->index)
-		tdestroy(d->index, no_free);
-	d->index = NULL;
+	cfs_htab_free(&d->index);
 }
 
 void cfs_inode_unref(struct cfs_inode *ino)
@@ -171,12 +165,47 @@ static int node_ptr_cmp(const void *a, const void *b)
 			*(struct cfs_node *const *)b);
 }
 
+/*
+ * Names come from the image: the index's hash is seeded per process, so an
+ * image cannot pick names that all collide.
+ */
+static uint64_t name_seed;
+static pthread_once_t name_seed_once = PTHREAD_ONCE_INIT;
+
+static void pick_name_seed(void)
+{
+	if (getrandom(&name_seed, sizeof(name_seed), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(name_seed))
+		name_seed =
+			(uint64_t)(uintptr_t)&name_seed ^ (uint64_t)time(NULL);
+}
+
+static uint64_t name_hash(const char *name, size_t len)
+{
+	pthread_once(&name_seed_once, pick_name_seed);
+	return cfs_hash_bytes(name, len, name_seed);
+}
+
 static void index_add(struct cfs_inode *d, struct cfs_node *n)
 {
-	if (!tsearch(n, &d->index, node_cmp)) {
-		fputs("cfs: out of memory\n", stderr);
-		abort();
+	cfs_htab_insert(&d->index, name_hash(n->name, n->name_len),
+			(size_t)(uintptr_t)n);
+}
+
+/* The child named name in the index; p is left on it for a removal. */
+static struct cfs_node *index_find(const struct cfs_inode *d,
+				   const struct cfs_node *key,
+				   struct cfs_htab_probe *p)
+{
+	for (size_t v = cfs_htab_first(&d->index,
+				       name_hash(key->name, key->name_len), p);
+	     v; v = cfs_htab_next(&d->index, p)) {
+		struct cfs_node *n = (struct cfs_node *)(uintptr_t)v;
+
+		if (!node_cmp(n, key))
+			return n;
 	}
+	return NULL;
 }
 
 /* Sorted: binary search; unsorted: the index, or a scan when small. */
@@ -184,16 +213,14 @@ static struct cfs_node *child_find(struct cfs_inode *d, const char *name,
 				   size_t len)
 {
 	struct cfs_node key = {.name = (char *)name, .name_len = (uint32_t)len};
+	struct cfs_htab_probe p;
 	uint32_t lo = 0, hi = d->n_children;
-	void *hit;
 
-	if (d->unsorted && d->n_children >= INDEX_MIN && !d->index)
+	if (d->unsorted && d->n_children >= INDEX_MIN && !d->index.n)
 		for (uint32_t i = 0; i < d->n_children; i++)
 			index_add(d, d->children[i]);
-	if (d->index) {
-		hit = tfind(&key, &d->index, node_cmp);
-		return hit ? *(struct cfs_node **)hit : NULL;
-	}
+	if (d->index.n)
+		return index_find(d, &key, &p);
 	if (d->unsorted) {
 		for (uint32_t i = 0; i < d->n_children; i++)
 			if (!node_cmp(d->children[i], &key))
@@ -231,7 +258,7 @@ static void append_child(struct cfs_inode *d, struct cfs_node *n)
 		d->unsorted = true;
 	n->slot = d->n_children;
 	d->children[d->n_children++] = n;
-	if (d->index)
+	if (d->index.n)
 		index_add(d, n);
 }
 
@@ -265,11 +292,12 @@ bool cfs_dir_unlink(struct cfs_node *dir, const char *name, size_t len)
 	struct cfs_inode *d = dir->inode;
 	struct cfs_node *n = child_find(d, name, len);
 	uint32_t last = d->n_children - 1;
+	struct cfs_htab_probe p;
 
 	if (!n)
 		return false;
-	if (d->index)
-		tdelete(n, &d->index, node_cmp);
+	if (d->index.n && index_find(d, n, &p))
+		cfs_htab_remove(&d->index, &p);
 	/* The last child takes the free slot: O(1), order restored later. */
 	if (n->slot != last) {
 		d->children[n->slot] = d->children[last];

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The hash table of cfs/hashtab.h: every key found after growth, keys with
- * one hash all handed back, clear, and the hash functions' spread.
+ * one hash all handed back, removal amid clusters, clear, and the hash
+ * functions' spread.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +75,55 @@ static void test_collisions(void)
 	cfs_htab_free(&t);
 }
 
+/* Removes value want stored under h; whether it was there. */
+static bool remove_one(struct cfs_htab *t, uint64_t h, size_t want)
+{
+	struct cfs_htab_probe p;
+
+	for (size_t v = cfs_htab_first(t, h, &p); v; v = cfs_htab_next(t, &p))
+		if (v == want) {
+			cfs_htab_remove(t, &p);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Removal amid clusters (few distinct hashes, so runs wrap around the
+ * table's end): every other value goes, and each remaining one is still
+ * found exactly once while the removed ones are gone.
+ */
+static void test_remove(void)
+{
+	struct cfs_htab t = {0};
+	size_t lost = 0, ghosts = 0, removed = 0;
+
+	for (size_t i = 1; i <= 4000; i++)
+		cfs_htab_insert(&t, (i % 7) * 0x9e3779b97f4a7c15ULL - i % 3, i);
+	for (size_t i = 2; i <= 4000; i += 2)
+		removed += remove_one(
+			&t, (i % 7) * 0x9e3779b97f4a7c15ULL - i % 3, i);
+	for (size_t i = 1; i <= 4000; i++) {
+		size_t c = count_under(
+			&t, (i % 7) * 0x9e3779b97f4a7c15ULL - i % 3, i);
+
+		if (i % 2)
+			lost += c != 1;
+		else
+			ghosts += c != 0;
+	}
+	ok(removed == 2000 && t.n == 2000, "2000 of 4000 removed (%zu, n %zu)",
+	   removed, t.n);
+	ok(!lost && !ghosts,
+	   "the others still found once (%zu lost), the removed gone (%zu)",
+	   lost, ghosts);
+	for (size_t i = 1; i <= 4000; i += 2)
+		remove_one(&t, (i % 7) * 0x9e3779b97f4a7c15ULL - i % 3, i);
+	ok(t.n == 0 && count_under(&t, 0x9e3779b97f4a7c15ULL, 1) == 0,
+	   "removing everything leaves an empty table");
+	cfs_htab_free(&t);
+}
+
 static void test_hashes(void)
 {
 	uint8_t digest[32], buf[64];
@@ -111,6 +162,7 @@ int main(void)
 {
 	test_many();
 	test_collisions();
+	test_remove();
 	test_hashes();
 	return tap_done();
 }

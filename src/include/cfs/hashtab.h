@@ -12,7 +12,8 @@
  *			return &items[v - 1];
  *	cfs_htab_insert(&t, h, n_items + 1);
  *
- * There is no removal (no user needs it). A zeroed struct cfs_htab is empty.
+ * A value found by a probe can be removed (cfs_htab_remove). A zeroed
+ * struct cfs_htab is empty.
  */
 #ifndef CFS_HASHTAB_H
 #define CFS_HASHTAB_H
@@ -63,6 +64,11 @@ static inline size_t cfs_htab_first(const struct cfs_htab *t, uint64_t hash,
 
 /* Adds val (non-zero) under hash; does not look for an equal key first. */
 void cfs_htab_insert(struct cfs_htab *t, uint64_t hash, size_t val);
+/*
+ * Removes the value the probe returned last (backward-shift deletion: no
+ * tombstones, so lookups stay as short as if it had never been there).
+ */
+void cfs_htab_remove(struct cfs_htab *t, const struct cfs_htab_probe *p);
 /* Empties the table, keeping its memory. */
 void cfs_htab_clear(struct cfs_htab *t);
 void cfs_htab_free(struct cfs_htab *t);

@@ -13,6 +13,8 @@
 
 #include <linux/composefs.h>
 
+#include "cfs/hashtab.h"
+
 struct cfs_node;
 
 struct cfs_xattr {
@@ -37,14 +39,15 @@ struct cfs_inode {
 	/*
 	 * Directories only: children, sorted by name (memcmp, shorter first)
 	 * unless unsorted: an entry out of order, or a removal, leaves them
-	 * unsorted (and indexed by name in a tsearch tree once there are
+	 * unsorted (and indexed by name in a hash table once there are
 	 * many) until cfs_dir_sort(), which every walker calls first. So
-	 * building a directory costs O(n log n) whatever the input order.
+	 * building a directory costs one sort at most, whatever the input
+	 * order.
 	 */
 	struct cfs_node **children;
 	uint32_t n_children, cap_children;
 	bool unsorted;
-	void *index; /* tsearch tree of children, or NULL */
+	struct cfs_htab index; /* unsorted: children by name, or empty */
 	/* Scratch for the writer and walkers. */
 	uint32_t ino;
 	uint32_t nlink;
