@@ -80,6 +80,31 @@ bool cfs_layout_manifest_id(const char *path, char *id)
 	return cfs_image_id_ok(id);
 }
 
+/* Whether the file at path holds exactly data (read in small chunks). */
+static bool same_content(const char *path, const uint8_t *data, size_t len)
+{
+	uint8_t chunk[64 * 1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	size_t off = 0;
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size == len;
+	while (same && off < len) {
+		size_t want =
+			len - off < sizeof(chunk) ? len - off : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+
+		same = n > 0 && memcmp(chunk, data + off, (size_t)n) == 0;
+		off += n > 0 ? (size_t)n : 0;
+	}
+	close(fd);
+	return same;
+}
+
 /*
  * Re-converting an image gives the same bytes: leave an identical file
  * alone rather than rewrite (and fsync) it.
@@ -87,19 +112,8 @@ bool cfs_layout_manifest_id(const char *path, char *id)
 static int write_unless_same(const char *path, const uint8_t *data, size_t len,
 			     int flags)
 {
-	struct stat st;
-	uint8_t *old;
-	size_t old_len;
-	bool same;
-
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (size_t)st.st_size == len &&
-	    cfs_read_file(path, &old, &old_len) == 0) {
-		same = old_len == len && memcmp(old, data, len) == 0;
-		free(old);
-		if (same)
-			return 0;
-	}
+	if (same_content(path, data, len))
+		return 0;
 	return cfs_write_file_atomic(path, data, len, 0644, flags);
 }
 

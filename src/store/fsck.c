@@ -27,7 +27,9 @@
 
 struct finding {
 	const char *kind;
-	char *path, *detail;
+	char *path;			 /* as on disk, for --repair */
+	char *shown;			 /* path escaped, for output */
+	char *detail;			 /* escaped */
 	uint8_t digest[CFS_DIGEST_SIZE]; /* of an object finding */
 	bool is_object;
 	struct json_object *images; /* ids of the images using it */
@@ -49,6 +51,7 @@ struct fsck {
 static struct finding *add_finding(struct fsck *c, const char *kind,
 				   const char *path, char *detail)
 {
+	char shown[1024];
 	struct finding *f;
 
 	c->f = xrealloc(c->f, (c->n_f + 1) * sizeof(*c->f));
@@ -56,7 +59,10 @@ static struct finding *add_finding(struct fsck *c, const char *kind,
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
 	f->path = xstrdup(path);
-	f->detail = detail;
+	/* Names come from directory listings and records: one line each. */
+	f->shown = cfs_printable_dup(path);
+	f->detail = xstrdup(cfs_printable_msg(shown, sizeof(shown), detail));
+	free(detail);
 	f->images = json_object_new_array();
 	return f;
 }
@@ -234,22 +240,18 @@ static void visit_record(const char *name, const struct cfs_layer *l,
 	}
 }
 
-/* Escaped as cfs-podman check prints it: the records are untrusted. */
+/* Escaped by add_finding, as cfs-podman check prints it. */
 static void podman_finding(const struct cfs_podman_finding *pf, void *opaque)
 {
 	struct fsck *c = opaque;
-	char *subject = cfs_printable_dup(pf->subject);
-	char *problem = cfs_printable_dup(pf->problem);
 	struct finding *f = add_finding(
-		c, "podman", subject,
-		pf->repaired < 0
-			? xasprintf("%s (not repaired: %s)", problem, pf->why)
-			: xstrdup(problem));
+		c, "podman", pf->subject,
+		pf->repaired < 0 ? xasprintf("%s (not repaired: %s)",
+					     pf->problem, pf->why)
+				 : xstrdup(pf->problem));
 
 	if (pf->repaired == 1)
 		f->action = "repaired";
-	free(problem);
-	free(subject);
 }
 
 /* The AIS's own check (as cfs-podman check; --repair: as its sync). */
@@ -312,7 +314,7 @@ static void print_text(const struct fsck *c)
 		const struct finding *f = &c->f[i];
 		size_t n = json_object_array_length(f->images);
 
-		printf("%s: %s: %s", f->kind, f->path, f->detail);
+		printf("%s: %s: %s", f->kind, f->shown, f->detail);
 		for (size_t k = 0; k < n; k++)
 			printf("%s%s", k ? ", " : "; used by ",
 			       json_object_get_string(json_object_array_get_idx(
@@ -338,7 +340,7 @@ static void print_json_report(const struct fsck *c)
 		json_object_object_add(e, "kind",
 				       json_object_new_string(f->kind));
 		json_object_object_add(e, "path",
-				       json_object_new_string(f->path));
+				       json_object_new_string(f->shown));
 		json_object_object_add(e, "detail",
 				       json_object_new_string(f->detail));
 		json_object_object_add(e, "images", json_object_get(f->images));
@@ -362,6 +364,7 @@ static void free_fsck(struct fsck *c)
 {
 	for (size_t i = 0; i < c->n_f; i++) {
 		free(c->f[i].path);
+		free(c->f[i].shown);
 		free(c->f[i].detail);
 		json_object_put(c->f[i].images);
 	}

@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 32
+plan 35
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -176,6 +176,16 @@ convert "$F" realistic >/dev/null && convert "$F" shared-b >/dev/null
 "$CS" -s "$F" fsck >"$TMP/fsck2.out"
 ok $? "after --repair and reconversion fsck is clean"
 [ $? = 0 ] || diag_file "$TMP/fsck2.out"
+
+# a name that is not one line of text is shown escaped, repaired as it is
+printf 'x' >"$F/00/bad"$'\n'"name"
+"$CS" -s "$F" fsck >"$TMP/fsck3.out"
+is "$(grep -c . "$TMP/fsck3.out")" 2 "a stray name with a newline: one finding line (and the summary)"
+grep -qF 'stray: 00/bad\x0aname: ' "$TMP/fsck3.out"
+ok $? "the name is shown escaped"
+"$CS" -s "$F" fsck --repair >/dev/null
+[ ! -e "$F/00/bad"$'\n'"name" ] && "$CS" -s "$F" fsck >/dev/null
+ok $? "--repair moves the file by its real name; fsck is clean again"
 
 # --- a store with fs-verity (loop ext4): kernel measurement, no trust ----
 if ! verity_fs 128M; then
