@@ -9,6 +9,7 @@
 
 #include "cfs/dump.h"
 #include "cfs/image.h"
+#include "cfs/store.h"
 #include "cfs/util.h"
 
 /* A broken invariant: report it and crash so libFuzzer keeps the input. */
@@ -72,6 +73,30 @@ static inline void fuzz_remove_tree(const char *dir)
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 	free(cmd);
+}
+
+/*
+ * A scratch store (no sync, no verity) in a new directory named after
+ * template ("/tmp/NAME-XXXXXX", filled in), removed at exit.
+ */
+static struct cfs_store *fuzz_store;
+static char *fuzz_store_dir;
+
+static inline void fuzz_remove_store(void)
+{
+	cfs_store_close(fuzz_store);
+	fuzz_remove_tree(fuzz_store_dir);
+}
+
+static inline struct cfs_store *fuzz_open_store(char *template)
+{
+	struct cfs_store_opts o = {.sync = CFS_SYNC_NONE, .no_verity = true};
+
+	fuzz_assert(mkdtemp(template) != NULL);
+	fuzz_assert(cfs_store_open(&fuzz_store, template, &o) == 0);
+	fuzz_store_dir = template;
+	atexit(fuzz_remove_store);
+	return fuzz_store;
 }
 
 #endif

@@ -20,21 +20,10 @@ static struct cfs_store *store;
 static char store_dir[] = "/tmp/cfs-fuzz-cache-XXXXXX";
 static char *input_path;
 
-static void remove_store(void)
-{
-	cfs_store_close(store);
-	fuzz_remove_tree(store_dir);
-	free(input_path);
-}
-
 static void open_store(void)
 {
-	struct cfs_store_opts o = {.sync = CFS_SYNC_NONE, .no_verity = true};
-
-	fuzz_assert(mkdtemp(store_dir) != NULL);
-	fuzz_assert(cfs_store_open(&store, store_dir, &o) == 0);
+	store = fuzz_open_store(store_dir);
 	input_path = xasprintf("%s/input", store_dir);
-	atexit(remove_store);
 }
 
 /* Saves l into the store's cache; returns the record's bytes. */

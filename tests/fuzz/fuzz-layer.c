@@ -36,21 +36,6 @@ static ssize_t mem_read(void *opaque, void *buf, size_t n)
 
 static char store_dir[] = "/tmp/cfs-fuzz-layer-XXXXXX";
 
-static void remove_store(void)
-{
-	cfs_store_close(store);
-	fuzz_remove_tree(store_dir);
-}
-
-static void open_store(void)
-{
-	struct cfs_store_opts o = {.sync = CFS_SYNC_NONE, .no_verity = true};
-
-	fuzz_assert(mkdtemp(store_dir) != NULL);
-	fuzz_assert(cfs_store_open(&store, store_dir, &o) == 0);
-	atexit(remove_store);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -62,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 
 	if (!store)
-		open_store();
+		store = fuzz_open_store(store_dir);
 	if (cfs_layer_read(&l, mem_read, &m, NULL, store, "fuzz", NULL, NULL) <
 	    0) {
 		fuzz_check_message();
