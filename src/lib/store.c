@@ -297,13 +297,6 @@ static int close_object(struct cfs_store *s, int fd)
 {
 	int r = 0;
 
-	/*
-	 * Batch: start writing the object back now, so that the disk works
-	 * while the CPUs go on; the one syncfs at commit then finds little
-	 * left to wait for. A hint: its failure leaves that work to syncfs.
-	 */
-	if (s->opts.sync == CFS_SYNC_BATCH)
-		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	if (s->opts.sync == CFS_SYNC_EACH && fsync(fd) < 0) {
 		cfs_error("%s: fsync: %s", s->dir, strerror(errno));
 		r = -1;
