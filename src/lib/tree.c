@@ -208,19 +208,21 @@ static struct cfs_node *index_find(const struct cfs_inode *d,
 	return NULL;
 }
 
-/* Sorted: binary search; unsorted: the index, or a scan when small. */
+/*
+ * Sorted: binary search; unsorted: the index (p is left on the hit, for a
+ * removal), or a scan when small.
+ */
 static struct cfs_node *child_find(struct cfs_inode *d, const char *name,
-				   size_t len)
+				   size_t len, struct cfs_htab_probe *p)
 {
 	struct cfs_node key = {.name = (char *)name, .name_len = (uint32_t)len};
-	struct cfs_htab_probe p;
 	uint32_t lo = 0, hi = d->n_children;
 
 	if (d->unsorted && d->n_children >= INDEX_MIN && !d->index.n)
 		for (uint32_t i = 0; i < d->n_children; i++)
 			index_add(d, d->children[i]);
 	if (d->index.n)
-		return index_find(d, &key, &p);
+		return index_find(d, &key, p);
 	if (d->unsorted) {
 		for (uint32_t i = 0; i < d->n_children; i++)
 			if (!node_cmp(d->children[i], &key))
@@ -244,7 +246,9 @@ static struct cfs_node *child_find(struct cfs_inode *d, const char *name,
 struct cfs_node *cfs_dir_lookup(const struct cfs_node *dir, const char *name,
 				size_t len)
 {
-	return child_find(dir->inode, name, len);
+	struct cfs_htab_probe p;
+
+	return child_find(dir->inode, name, len, &p);
 }
 
 static void append_child(struct cfs_inode *d, struct cfs_node *n)
@@ -266,7 +270,8 @@ struct cfs_node *cfs_dir_link(struct cfs_node *dir, const char *name,
 			      size_t len, struct cfs_inode *inode)
 {
 	struct cfs_inode *d = dir->inode;
-	struct cfs_node *n = child_find(d, name, len);
+	struct cfs_htab_probe p;
+	struct cfs_node *n = child_find(d, name, len, &p);
 
 	if (n) {
 		/* Same name: the node stays, its old inode (and subtree) goes. */
@@ -290,13 +295,13 @@ struct cfs_node *cfs_dir_add(struct cfs_node *dir, const char *name, size_t len,
 bool cfs_dir_unlink(struct cfs_node *dir, const char *name, size_t len)
 {
 	struct cfs_inode *d = dir->inode;
-	struct cfs_node *n = child_find(d, name, len);
-	uint32_t last = d->n_children - 1;
 	struct cfs_htab_probe p;
+	struct cfs_node *n = child_find(d, name, len, &p);
+	uint32_t last = d->n_children - 1;
 
 	if (!n)
 		return false;
-	if (d->index.n && index_find(d, n, &p))
+	if (d->index.n)
 		cfs_htab_remove(&d->index, &p);
 	/* The last child takes the free slot: O(1), order restored later. */
 	if (n->slot != last) {
