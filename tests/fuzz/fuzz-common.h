@@ -9,6 +9,7 @@
 
 #include "cfs/dump.h"
 #include "cfs/image.h"
+#include "cfs/layer.h"
 #include "cfs/store.h"
 #include "cfs/util.h"
 
@@ -73,6 +74,27 @@ static inline void fuzz_remove_tree(const char *dir)
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 	free(cmd);
+}
+
+/* Applies l to an empty tree: an error message or a valid image. */
+static inline void fuzz_check_applies(const struct cfs_layer *l)
+{
+	struct cfs_tree *t = cfs_tree_new();
+	uint8_t *img;
+	size_t len;
+
+	if (cfs_layer_apply(t, l) < 0) {
+		fuzz_check_message();
+	} else if (cfs_image_build(t, &img, &len) == 0) {
+		struct cfs_image im;
+
+		fuzz_assert(cfs_image_open_mem(&im, img, len) == 0);
+		cfs_image_close(&im);
+		free(img);
+	} else {
+		fuzz_check_message();
+	}
+	cfs_tree_free(t);
 }
 
 /*

@@ -60,26 +60,6 @@ static void check_round_trip(const struct cfs_layer *l)
 	free(b);
 }
 
-static void check_applies(const struct cfs_layer *l)
-{
-	struct cfs_tree *t = cfs_tree_new();
-	uint8_t *img;
-	size_t len;
-
-	if (cfs_layer_apply(t, l) < 0) {
-		fuzz_check_message();
-	} else if (cfs_image_build(t, &img, &len) == 0) {
-		struct cfs_image im;
-
-		fuzz_assert(cfs_image_open_mem(&im, img, len) == 0);
-		cfs_image_close(&im);
-		free(img);
-	} else {
-		fuzz_check_message();
-	}
-	cfs_tree_free(t);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -103,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(r == 0 || r == 1);
 	if (r == 1) {
 		check_round_trip(l);
-		check_applies(l);
+		fuzz_check_applies(l);
 		cfs_layer_free(l);
 	}
 	return 0;
