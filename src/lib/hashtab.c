@@ -7,6 +7,7 @@
  */
 #include "cfs/hashtab.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ void cfs_htab_insert(struct cfs_htab *t, uint64_t hash, size_t val)
 }
 
 /* Whether home lies cyclically in (gap, i]: the entry at i may not move. */
-static int stays(size_t home, size_t gap, size_t i)
+static bool stays(size_t home, size_t gap, size_t i)
 {
 	return gap <= i ? gap < home && home <= i : gap < home || home <= i;
 }
