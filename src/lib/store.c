@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "store-verify.h"
+#include "writeback.h"
 #include "cfs/hashtab.h"
 #include "cfs/pool.h"
 #include "cfs/util.h"
@@ -48,7 +49,8 @@ struct cfs_store {
 	atomic_bool verity_unsupported;
 	atomic_bool verity_used;
 	atomic_bool interrupted;
-	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
+	atomic_bool fanout_made[256];	 /* xx/ known to exist: no mkdir each */
+	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
 };
 
 /*
@@ -97,6 +99,8 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 	remove_stale_tmp(s->dirfd);
 	if (opts)
 		s->opts = *opts;
+	if (s->opts.sync == CFS_SYNC_BATCH)
+		s->writeback = cfs_writeback_start(s->dirfd);
 	pthread_mutex_init(&s->lock, NULL);
 	*out = s;
 	return 0;
@@ -106,6 +110,7 @@ void cfs_store_close(struct cfs_store *s)
 {
 	if (!s)
 		return;
+	cfs_writeback_stop(s->writeback);
 	for (size_t i = 0; i < s->n_pending; i++) {
 		unlinkat(s->dirfd, s->pending[i].tmp, 0);
 		free(s->pending[i].tmp);
@@ -324,6 +329,7 @@ static int file_object(struct cfs_store *s, int r, char *tmp,
 		tmp = NULL;
 		s->stats.new_objects++;
 		s->stats.new_bytes += size;
+		cfs_writeback_note(s->writeback, size);
 	} else if (r == 0) {
 		r = place_object(s, tmp, digest);
 		if (r == 0) {

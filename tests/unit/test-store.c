@@ -13,6 +13,7 @@
 #include "cfs/util.h"
 
 #include "tap.h"
+#include "writeback.h"
 
 struct src {
 	const uint8_t *p;
@@ -87,6 +88,39 @@ static void *thread_add(void *opaque)
 	return NULL;
 }
 
+/*
+ * More than a writeback step in one batch: the writeback thread runs
+ * syncfs meanwhile, and still nothing gets a final name before the commit.
+ */
+static void batch_past_writeback(const char *dir, const char *tmpdir)
+{
+	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
+	size_t len = 8u << 20, n = CFS_WRITEBACK_STEP / len + 2;
+	uint8_t *data = xmalloc(len), (*d)[CFS_DIGEST_SIZE] = xmalloc(n * 32);
+	struct cfs_store *s;
+	bool added = true, placed = false, all = true;
+
+	cfs_store_open(&s, dir, &opts);
+	for (size_t i = 0; i < n; i++) {
+		memset(data, (int)i + 1, len);
+		added &= add(s, data, len, d[i]) == 0;
+		placed |= object_content_is(dir, d[i], data, len);
+	}
+	ok(added && !placed && count_files(tmpdir) == (int)n,
+	   "%zu MiB in one batch: all in .tmp, none placed before commit",
+	   n * len >> 20);
+	ok(cfs_store_commit(s) == 0, "commit past a writeback step");
+	for (size_t i = 0; i < n; i++) {
+		memset(data, (int)i + 1, len);
+		all &= object_content_is(dir, d[i], data, len);
+	}
+	ok(all && count_files(tmpdir) == 0,
+	   "every object placed, no temp left");
+	cfs_store_close(s);
+	free(data);
+	free(d);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/cfs-store-XXXXXX";
@@ -134,6 +168,7 @@ int main(void)
 	ok(!object_content_is(dir, d2, "dropped", 7) &&
 		   count_files(tmpdir) == 0,
 	   "uncommitted object and temp file removed on close");
+	batch_past_writeback(dir, tmpdir);
 
 	opts.sync = CFS_SYNC_EACH;
 	cfs_store_open(&s, dir, &opts);

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writeback ahead of a batch commit. Under --sync=batch, new objects are
+ * written without any sync and made durable by one syncfs(2) at commit;
+ * with a large page cache nothing reaches the disk before then, so the
+ * commit waits for the whole image's data while the CPUs idle. A thread of
+ * its own calls syncfs every CFS_WRITEBACK_STEP bytes written, so the disk
+ * works while the converter goes on and the commit's syncfs finds little
+ * left. One syncfs writes many files in one plugged pass; starting each
+ * file's writeback on its own (sync_file_range per object) costs a device
+ * kick per object and measured slower. Placing the objects written before
+ * each pass ahead of the commit was tried too: renames out of .tmp then
+ * contend with creates in it, and it was no faster (bench/README.md).
+ */
+#include "writeback.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cfs/util.h"
+
+struct cfs_writeback {
+	int dirfd;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t unsynced; /* bytes written since the last pass started */
+	unsigned int passes;
+	bool due, stop;
+};
+
+static void *writeback_thread(void *opaque)
+{
+	struct cfs_writeback *w = opaque;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->due && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->stop)
+			break;
+		w->due = false;
+		pthread_mutex_unlock(&w->lock);
+		/*
+		 * Only a head start: an error here is reported by the
+		 * commit's own syncfs, which sees it too (errseq).
+		 */
+		syncfs(w->dirfd);
+		pthread_mutex_lock(&w->lock);
+		w->passes++;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+struct cfs_writeback *cfs_writeback_start(int dirfd)
+{
+	struct cfs_writeback *w = xcalloc(1, sizeof(*w));
+
+	w->dirfd = dirfd;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (pthread_create(&w->thread, NULL, writeback_thread, w) != 0) {
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->cond);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void cfs_writeback_note(struct cfs_writeback *w, uint64_t bytes)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->unsynced += bytes;
+	if (w->unsynced >= CFS_WRITEBACK_STEP) {
+		w->unsynced = 0;
+		w->due = true;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+unsigned int cfs_writeback_wait(struct cfs_writeback *w, unsigned int passes,
+				int timeout_ms)
+{
+	struct timespec until;
+	unsigned int r;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->passes < passes &&
+	       pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
+		;
+	r = w->passes;
+	pthread_mutex_unlock(&w->lock);
+	return r;
+}
+
+void cfs_writeback_stop(struct cfs_writeback *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writeback ahead of a batch commit (lib/writeback.c): a pass starts once
+ * a step's worth of bytes was written and not before, bytes noted while a
+ * pass count toward the next one, and stopping joins the thread with a
+ * pass due.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cfs/util.h"
+#include "tap.h"
+#include "writeback.h"
+
+int main(void)
+{
+	char tmpl[] = "/tmp/cfs-writeback-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	struct cfs_writeback *w = cfs_writeback_start(dirfd);
+
+	ok(w != NULL, "a writeback thread starts");
+	cfs_writeback_note(w, CFS_WRITEBACK_STEP - 1);
+	ok(cfs_writeback_wait(w, 1, 300) == 0,
+	   "no pass before a step's worth is written");
+	cfs_writeback_note(w, 1);
+	ok(cfs_writeback_wait(w, 1, 10000) == 1,
+	   "a pass once the step is reached");
+	cfs_writeback_note(w, CFS_WRITEBACK_STEP / 2);
+	ok(cfs_writeback_wait(w, 2, 300) == 1,
+	   "the count starts again after a pass");
+	cfs_writeback_note(w, CFS_WRITEBACK_STEP / 2);
+	ok(cfs_writeback_wait(w, 2, 10000) == 2,
+	   "a second step, a second pass");
+	/* stop joins with a pass due; NULL (no thread) takes every call */
+	cfs_writeback_note(w, CFS_WRITEBACK_STEP);
+	cfs_writeback_stop(w);
+	cfs_writeback_note(NULL, CFS_WRITEBACK_STEP);
+	cfs_writeback_stop(NULL);
+	close(dirfd);
+	rmdir(dir);
+	return tap_done();
+}
