@@ -14,6 +14,7 @@
  */
 #include "writeback.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 #include "cfs/util.h"
 
 struct cfs_writeback {
-	int dirfd;
+	int fd; /* its own open file: see writeback_thread */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -45,10 +46,11 @@ static void *writeback_thread(void *opaque)
 		w->due = false;
 		pthread_mutex_unlock(&w->lock);
 		/*
-		 * Only a head start: an error here is reported by the
-		 * commit's own syncfs, which sees it too (errseq).
+		 * Only a head start. syncfs reports a writeback error once
+		 * per open file (errseq), so this pass uses a file of its
+		 * own: the commit's syncfs on the store's fd still sees it.
 		 */
-		syncfs(w->dirfd);
+		syncfs(w->fd);
 		pthread_mutex_lock(&w->lock);
 		w->passes++;
 		pthread_cond_broadcast(&w->cond);
@@ -61,12 +63,17 @@ struct cfs_writeback *cfs_writeback_start(int dirfd)
 {
 	struct cfs_writeback *w = xcalloc(1, sizeof(*w));
 
-	w->dirfd = dirfd;
+	w->fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->fd < 0) {
+		free(w);
+		return NULL;
+	}
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	if (pthread_create(&w->thread, NULL, writeback_thread, w) != 0) {
 		pthread_mutex_destroy(&w->lock);
 		pthread_cond_destroy(&w->cond);
+		close(w->fd);
 		free(w);
 		return NULL;
 	}
@@ -120,5 +127,6 @@ void cfs_writeback_stop(struct cfs_writeback *w)
 	pthread_join(w->thread, NULL);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
+	close(w->fd);
 	free(w);
 }
