@@ -132,28 +132,28 @@ void cfs_hex(char *out, const uint8_t *in, size_t n)
 	out[2 * n] = '\0';
 }
 
+/* Each hex digit's value + 1; 0 for any other byte (a lookup, no branches). */
+static const uint8_t hex_digit[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 int cfs_hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return hex_digit[(uint8_t)c] - 1;
 }
 
 int cfs_unhex(uint8_t *out, const char *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = cfs_hexval(in[2 * i]), lo;
+		int hi = hex_digit[(uint8_t)in[2 * i]];
+		int lo = hex_digit[(uint8_t)in[2 * i + 1]];
 
-		if (hi < 0)
+		if (!hi || !lo)
 			return -1;
-		lo = cfs_hexval(in[2 * i + 1]);
-		if (lo < 0)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
+		out[i] = (uint8_t)((hi - 1) << 4 | (lo - 1));
 	}
 	return 0;
 }
