@@ -25,9 +25,8 @@ static void place(struct cfs_htab_slot *slots, size_t cap, uint64_t hash,
 	slots[i] = (struct cfs_htab_slot){hash, val};
 }
 
-static void grow(struct cfs_htab *t)
+static void resize(struct cfs_htab *t, size_t cap)
 {
-	size_t cap = t->cap ? 2 * t->cap : MIN_CAP;
 	struct cfs_htab_slot *slots = xcalloc(cap, sizeof(*slots));
 
 	for (size_t i = 0; i < t->cap; i++)
@@ -36,6 +35,21 @@ static void grow(struct cfs_htab *t)
 	free(t->slots);
 	t->slots = slots;
 	t->cap = cap;
+}
+
+static void grow(struct cfs_htab *t)
+{
+	resize(t, t->cap ? 2 * t->cap : MIN_CAP);
+}
+
+void cfs_htab_reserve(struct cfs_htab *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : MIN_CAP;
+
+	while (2 * (t->n + n) > cap)
+		cap *= 2;
+	if (cap != t->cap)
+		resize(t, cap);
 }
 
 void cfs_htab_insert(struct cfs_htab *t, uint64_t hash, size_t val)

@@ -31,7 +31,12 @@ struct writer {
 	struct cfs_inode **inodes;     /* by inode number */
 	const struct cfs_node **names; /* a name of each, for messages */
 	uint32_t n_inodes, cap_inodes;
-	struct cfs_buf vdata;
+	/*
+	 * The image as it is built: superblock and inode table (written in
+	 * place once each inode's vdata is out), then vdata from base on.
+	 */
+	struct cfs_buf img;
+	uint64_t base;
 	struct blob *blobs;
 	size_t n_blobs, cap_blobs;
 	struct cfs_htab blob_index; /* content hash -> blobs index + 1 */
@@ -47,7 +52,13 @@ static bool blob_equal(const struct writer *w, const struct blob *b,
 		       const void *p, uint32_t len, size_t align)
 {
 	return b->len == len && b->align == align &&
-	       memcmp(w->vdata.data + b->off, p, len) == 0;
+	       memcmp(w->img.data + w->base + b->off, p, len) == 0;
+}
+
+/* Offsets in vdata are from its start, which is aligned (see build). */
+static uint64_t vdata_len(const struct writer *w)
+{
+	return w->img.len - w->base;
 }
 
 static const struct blob *blob_add(struct writer *w, const void *p,
@@ -59,10 +70,10 @@ static const struct blob *blob_add(struct writer *w, const void *p,
 		w->cap_blobs = w->cap_blobs ? 2 * w->cap_blobs : 1024;
 		w->blobs = xrealloc(w->blobs, w->cap_blobs * sizeof(*w->blobs));
 	}
-	cfs_buf_align(&w->vdata, align);
+	cfs_buf_align(&w->img, align);
 	b = &w->blobs[w->n_blobs++];
-	*b = (struct blob){w->vdata.len, len, (uint32_t)align};
-	cfs_buf_append(&w->vdata, p, len);
+	*b = (struct blob){vdata_len(w), len, (uint32_t)align};
+	cfs_buf_append(&w->img, p, len);
 	cfs_htab_insert(&w->blob_index, hash, w->n_blobs);
 	return b;
 }
@@ -149,16 +160,19 @@ static int number_inodes(struct writer *w, struct cfs_tree *t)
 	return 0;
 }
 
+/* A directory chunk is never shared: it goes straight into vdata. */
 static void put_dir(struct writer *w, struct cfs_inode *d,
 		    struct cfs_disk_inode *di)
 {
-	struct cfs_buf chunk = {0};
 	uint32_t name_off = 0;
 	__le32 n = htole32(d->n_children);
+	uint64_t start;
 
 	if (d->n_children == 0)
 		return;
-	cfs_buf_append(&chunk, &n, sizeof(n));
+	cfs_buf_align(&w->img, CFS_VDATA_ALIGN);
+	start = vdata_len(w);
+	cfs_buf_append(&w->img, &n, sizeof(n));
 	for (uint32_t i = 0; i < d->n_children; i++) {
 		const struct cfs_node *c = d->children[i];
 		struct cfs_disk_dirent de = {
@@ -168,19 +182,15 @@ static void put_dir(struct writer *w, struct cfs_inode *d,
 			.d_type = (uint8_t)((c->inode->mode & S_IFMT) >> 12),
 		};
 
-		cfs_buf_append(&chunk, &de, sizeof(de));
+		cfs_buf_append(&w->img, &de, sizeof(de));
 		name_off += c->name_len;
 	}
 	for (uint32_t i = 0; i < d->n_children; i++)
-		cfs_buf_append(&chunk, d->children[i]->name,
+		cfs_buf_append(&w->img, d->children[i]->name,
 			       d->children[i]->name_len);
-	/* A directory chunk is never shared: put it directly. */
-	cfs_buf_align(&w->vdata, CFS_VDATA_ALIGN);
-	di->variable_data.off = htole64(w->vdata.len);
-	di->variable_data.len = htole32((uint32_t)chunk.len);
-	di->st_size = htole64(chunk.len);
-	cfs_buf_append(&w->vdata, chunk.data, chunk.len);
-	cfs_buf_free(&chunk);
+	di->variable_data.off = htole64(start);
+	di->variable_data.len = htole32((uint32_t)(vdata_len(w) - start));
+	di->st_size = htole64(vdata_len(w) - start);
 }
 
 static const char *put_xattrs(struct writer *w, const struct cfs_inode *ino,
@@ -293,47 +303,70 @@ static void writer_free(struct writer *w)
 	free(w->names);
 	free(w->blobs);
 	cfs_htab_free(&w->blob_index);
-	cfs_buf_free(&w->vdata);
+	cfs_buf_free(&w->img);
+}
+
+/* At most how many blobs put_inodes adds: each is one probe, no growth. */
+static size_t max_blobs(const struct writer *w)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < w->n_inodes; i++) {
+		const struct cfs_inode *ino = w->inodes[i];
+
+		n += S_ISREG(ino->mode) ? 2 : S_ISLNK(ino->mode) ? 1 : 0;
+		n += ino->n_xattrs > 0;
+	}
+	return n;
+}
+
+/* Returns 0, or -1 after naming the inode that cannot be written. */
+static int put_inodes(struct writer *w)
+{
+	for (uint32_t i = 0; i < w->n_inodes; i++) {
+		struct cfs_disk_inode di;
+		const char *why = put_inode(w, w->inodes[i], &di);
+
+		if (why)
+			return tree_error(w->names[i], why);
+		/* after put_inode: its vdata may have moved the buffer */
+		memcpy(w->img.data + CFS_SUPERBLOCK_SIZE +
+			       (uint64_t)i * CFS_INODE_SIZE,
+		       &di, sizeof(di));
+	}
+	return 0;
 }
 
 int cfs_image_build(struct cfs_tree *t, uint8_t **out, size_t *out_len)
 {
 	struct writer w = {0};
 	struct cfs_disk_superblock sb = {0};
-	struct cfs_disk_inode *table;
-	uint64_t vdata_offset;
-	uint8_t *img;
 
+	_Static_assert(sizeof(struct cfs_disk_inode) == CFS_INODE_SIZE,
+		       "inode table entry size");
+	_Static_assert(CFS_SUPERBLOCK_SIZE % CFS_VDATA_ALIGN == 0 &&
+			       CFS_INODE_SIZE % CFS_VDATA_ALIGN == 0,
+		       "vdata starts aligned, so offsets in it align alike");
 	if (getrandom(&w.seed, sizeof(w.seed), GRND_NONBLOCK) != sizeof(w.seed))
 		w.seed = (uint64_t)(uintptr_t)&w ^ (uint64_t)time(NULL);
 	if (number_inodes(&w, t) < 0) {
 		writer_free(&w);
 		return -1;
 	}
-	table = xcalloc(w.n_inodes, sizeof(*table));
-	for (uint32_t i = 0; i < w.n_inodes; i++) {
-		const char *why = put_inode(&w, w.inodes[i], &table[i]);
-
-		if (why) {
-			tree_error(w.names[i], why);
-			free(table);
-			writer_free(&w);
-			return -1;
-		}
+	w.base = CFS_SUPERBLOCK_SIZE + (uint64_t)w.n_inodes * CFS_INODE_SIZE;
+	cfs_buf_zero(&w.img, w.base);
+	cfs_htab_reserve(&w.blob_index, max_blobs(&w));
+	if (put_inodes(&w) < 0) {
+		writer_free(&w);
+		return -1;
 	}
-	vdata_offset =
-		CFS_SUPERBLOCK_SIZE + (uint64_t)w.n_inodes * CFS_INODE_SIZE;
 	sb.version = htole32(CFS_VERSION);
 	sb.magic = htole32(CFS_MAGIC);
-	sb.vdata_offset = htole64(vdata_offset);
-	img = xmalloc(vdata_offset + w.vdata.len);
-	memcpy(img, &sb, sizeof(sb));
-	memcpy(img + CFS_SUPERBLOCK_SIZE, table, w.n_inodes * sizeof(*table));
-	if (w.vdata.len)
-		memcpy(img + vdata_offset, w.vdata.data, w.vdata.len);
-	*out = img;
-	*out_len = vdata_offset + w.vdata.len;
-	free(table);
+	sb.vdata_offset = htole64(w.base);
+	memcpy(w.img.data, &sb, sizeof(sb));
+	*out = w.img.data;
+	*out_len = w.img.len;
+	w.img = (struct cfs_buf){0};
 	writer_free(&w);
 	return 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The hash table of cfs/hashtab.h: every key found after growth, keys with
- * one hash all handed back, removal amid clusters, clear, and the hash
- * functions' spread.
+ * The hash table of cfs/hashtab.h: every key found after growth or a
+ * reserve, keys with one hash all handed back, removal amid clusters,
+ * clear, and the hash functions' spread.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -158,9 +158,35 @@ static void test_hashes(void)
 	   "neighbouring integers land in different slots");
 }
 
+/* A reserved table takes that many values without growing again. */
+static void test_reserve(void)
+{
+	struct cfs_htab t = {0};
+	struct cfs_htab_slot *slots;
+	size_t cap, missing = 0;
+
+	cfs_htab_insert(&t, cfs_hash_u64(0), 1);
+	cfs_htab_reserve(&t, 1000);
+	cap = t.cap;
+	slots = t.slots;
+	ok(cap >= 2 * 1001 && (cap & (cap - 1)) == 0 &&
+		   count_under(&t, cfs_hash_u64(0), 1) == 1,
+	   "reserve: room for 1000 more, the value already in kept");
+	for (size_t i = 1; i <= 1000; i++)
+		cfs_htab_insert(&t, cfs_hash_u64(i), i + 1);
+	for (size_t i = 0; i <= 1000; i++)
+		missing += count_under(&t, cfs_hash_u64(i), i + 1) != 1;
+	ok(t.cap == cap && t.slots == slots && missing == 0,
+	   "1000 inserts after it: no growth, every value found");
+	cfs_htab_reserve(&t, 0);
+	ok(t.cap == cap, "reserving nothing changes nothing");
+	cfs_htab_free(&t);
+}
+
 int main(void)
 {
 	test_many();
+	test_reserve();
 	test_collisions();
 	test_remove();
 	test_hashes();

@@ -64,6 +64,8 @@ static inline size_t cfs_htab_first(const struct cfs_htab *t, uint64_t hash,
 
 /* Adds val (non-zero) under hash; does not look for an equal key first. */
 void cfs_htab_insert(struct cfs_htab *t, uint64_t hash, size_t val);
+/* Makes room for n more values at once (one allocation, not a doubling). */
+void cfs_htab_reserve(struct cfs_htab *t, size_t n);
 /*
  * Removes the value the probe returned last (backward-shift deletion: no
  * tombstones, so lookups stay as short as if it had never been there).
