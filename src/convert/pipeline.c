@@ -145,16 +145,21 @@ static void wait_for_layer(struct pipeline *p, size_t i)
 
 static void load_cached(struct pipeline *p, struct convert_stats *st)
 {
-	for (size_t i = 0; i < p->img->n_layers; i++) {
-		if (p->o->no_cache)
-			break;
-		if (cfs_layer_cache_load(p->store, p->img->layers[i].diff_id,
-					 &p->records[i]) == 1) {
+	size_t n = p->img->n_layers;
+	uint8_t(*ids)[CFS_SHA256_SIZE] = xmalloc((n + 1) * sizeof(*ids));
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(ids[i], p->img->layers[i].diff_id, CFS_SHA256_SIZE);
+	if (!p->o->no_cache)
+		cfs_layer_cache_load_all(p->store, n, ids, p->records);
+	for (size_t i = 0; i < n; i++) {
+		if (p->records[i]) {
 			p->state[i] = LAYER_CACHED;
 			st->cached_layers++;
 			progress_layer_done(i, true);
 		}
 	}
+	free(ids);
 }
 
 /* Applies layers in order; returns the index of a failed layer or -1. */

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store-internal.h"
 #include "store-verify.h"
 #include "writeback.h"
 #include "cfs/hashtab.h"
@@ -133,6 +134,16 @@ const struct cfs_store_opts *cfs_store_options(const struct cfs_store *s)
 	return &s->opts;
 }
 
+int cfs_store_dirfd(const struct cfs_store *s)
+{
+	return s->dirfd;
+}
+
+bool cfs_store_names_trusted(struct cfs_store *s)
+{
+	return s->opts.no_verity || atomic_load(&s->verity_unsupported);
+}
+
 void cfs_store_get_stats(struct cfs_store *s, struct cfs_store_stats *st)
 {
 	pthread_mutex_lock(&s->lock);
@@ -177,7 +188,7 @@ static bool object_exists(struct cfs_store *s, const uint8_t *digest)
 	    !S_ISREG(st.st_mode))
 		return false;
 	/* with fs-verity, an existing object is trusted once measured */
-	if (s->opts.no_verity || atomic_load(&s->verity_unsupported))
+	if (cfs_store_names_trusted(s))
 		return true;
 	switch (cfs_store_check_existing(s->dirfd, path, digest)) {
 	case CFS_EXISTING_REPLACE:

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Layer cache: save/load round trip and rejection of damaged records. */
+/*
+ * Layer cache: save/load round trip, rejection of damaged records, and
+ * loading an image's records at once (a layer whose object is gone is
+ * dropped, the others kept).
+ */
 #include <unistd.h>
 
 #include "layer-testutil.h"
@@ -134,6 +138,74 @@ static void test_semantic(struct cfs_store *s, const struct cfs_layer *l,
 	free(copy);
 }
 
+/* A one-file layer, read into the store, its record saved. */
+static struct cfs_layer *one_file_layer(struct cfs_store *s, const char *name,
+					const char *content)
+{
+	struct cfs_layer *l;
+	struct tb t;
+
+	tb_begin(&t, TB_GZIP);
+	tb_file(&t, name, 0644, content, strlen(content));
+	tb_end(&t);
+	if (read_mem(&l, t.out.data, t.out.len, NULL, s) < 0 ||
+	    cfs_store_commit(s) < 0 || cfs_layer_cache_save(s, l) < 0) {
+		fprintf(stderr, "# one_file_layer: %s\n", cfs_strerror());
+		exit(2);
+	}
+	cfs_buf_free(&t.out);
+	return l;
+}
+
+static bool remove_object(struct cfs_store *s, const struct cfs_layer *l)
+{
+	char obj[CFS_OBJECT_PATH_LEN + 1];
+	char *path;
+	bool r;
+
+	cfs_object_path(obj, l->entries[0].digest);
+	path = xasprintf("%s/%s", cfs_store_dir(s), obj);
+	r = unlink(path) == 0;
+	free(path);
+	return r;
+}
+
+static size_t load_all(struct cfs_store *s, uint8_t (*ids)[32],
+		       struct cfs_layer **out)
+{
+	size_t n;
+
+	for (int i = 0; i < 3; i++)
+		cfs_layer_free(out[i]);
+	memset(out, 0, 3 * sizeof(*out));
+	n = cfs_layer_cache_load_all(s, 3, ids, out);
+	return n;
+}
+
+static void test_load_all(void)
+{
+	struct cfs_store *s = scratch_store();
+	struct cfs_layer *a = one_file_layer(s, "a", "content of a");
+	struct cfs_layer *b = one_file_layer(s, "b", "content of b");
+	struct cfs_layer *out[3] = {0};
+	uint8_t ids[3][32] = {{0}, {7}, {0}};
+
+	memcpy(ids[0], a->diff_id, 32);
+	memcpy(ids[2], b->diff_id, 32);
+	ok(load_all(s, ids, out) == 2 && out[0] && layers_equal(a, out[0]) &&
+		   !out[1] && out[2] && layers_equal(b, out[2]),
+	   "load_all: two cached layers loaded, the one without a record not");
+	ok(remove_object(s, b) && load_all(s, ids, out) == 1 && out[0] &&
+		   layers_equal(a, out[0]) && !out[1] && !out[2],
+	   "load_all: a layer whose object is gone is dropped, the other kept");
+	ok(remove_object(s, a) && load_all(s, ids, out) == 0 && !out[0],
+	   "load_all: with both objects gone nothing loads");
+	load_all(s, ids, out);
+	cfs_layer_free(a);
+	cfs_layer_free(b);
+	scratch_store_close(s);
+}
+
 int main(void)
 {
 	struct cfs_store *s = scratch_store();
@@ -172,5 +244,6 @@ int main(void)
 	free(rec);
 	cfs_layer_free(l);
 	scratch_store_close(s);
+	test_load_all();
 	return tap_done();
 }

@@ -71,6 +71,15 @@ int cfs_layer_cache_load(struct cfs_store *store,
 			 const uint8_t diff_id[CFS_SHA256_SIZE],
 			 struct cfs_layer **out);
 /*
+ * Loads the records of n layers: out[i] is what cfs_layer_cache_load
+ * would give, or NULL (absent, unusable or unreadable). The store is asked
+ * about all their objects at once, which looks at each of its directories
+ * once instead of once per layer. Returns how many were loaded.
+ */
+size_t cfs_layer_cache_load_all(struct cfs_store *store, size_t n,
+				const uint8_t (*diff_ids)[CFS_SHA256_SIZE],
+				struct cfs_layer **out);
+/*
  * Reads a record file without looking at the store (cfs-store checks
  * which objects it names): 1 if valid, 0 if not, -1 if unreadable.
  */

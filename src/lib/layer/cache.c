@@ -28,7 +28,6 @@
  * whose objects are gone from the store, is a cache miss.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,7 +35,6 @@
 #include "path.h"
 #include "cfs/layer.h"
 #include "rules.h"
-#include "cfs/pool.h"
 #include "cfs/sha256.h"
 #include "cfs/util.h"
 
@@ -282,43 +280,25 @@ static bool entry_ok(const struct cfs_layer_entry *e)
 	return !e->has_digest;
 }
 
-/*
- * Whether every object the record names is in the store: one stat each,
- * which on a cold cache waits for the disk (directory blocks, inodes), so
- * a few threads look them up at once.
- */
-#define CHECKS_PER_THREAD 1024
-#define CHECK_THREADS 8
-
-struct objects_check {
-	const struct cfs_layer *l;
-	struct cfs_store *s;
-	atomic_size_t next;
-	atomic_bool missing;
-};
-
-static void check_objects(void *opaque)
+/* Whether every object the n records name is in the store. */
+static bool objects_present(struct cfs_layer *const *l, size_t n,
+			    struct cfs_store *s)
 {
-	struct objects_check *c = opaque;
-	size_t i;
+	uint8_t(*digests)[CFS_DIGEST_SIZE];
+	size_t entries = 0, k = 0;
+	bool ok;
 
-	while (!atomic_load(&c->missing) &&
-	       (i = atomic_fetch_add(&c->next, 1)) < c->l->n_entries) {
-		const struct cfs_layer_entry *e = &c->l->entries[i];
-
-		if (e->has_digest && !cfs_store_has(c->s, e->digest))
-			atomic_store(&c->missing, true);
-	}
-}
-
-static bool objects_present(const struct cfs_layer *l, struct cfs_store *s)
-{
-	struct objects_check c = {.l = l, .s = s};
-
-	cfs_pool_run(cfs_pool_size(0, l->n_entries / CHECKS_PER_THREAD + 1,
-				   CHECK_THREADS),
-		     check_objects, &c);
-	return !atomic_load(&c.missing);
+	for (size_t i = 0; i < n; i++)
+		entries += l[i] ? l[i]->n_entries : 0;
+	digests = xmalloc((entries + 1) * sizeof(*digests));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; l[i] && j < l[i]->n_entries; j++)
+			if (l[i]->entries[j].has_digest)
+				memcpy(digests[k++], l[i]->entries[j].digest,
+				       CFS_DIGEST_SIZE);
+	ok = cfs_store_has_all(s, digests, k);
+	free(digests);
+	return ok;
 }
 
 static void get_entry(struct cursor *c, struct cfs_layer_entry *e)
@@ -371,8 +351,7 @@ static bool entries_ok(const struct cfs_layer *l)
 
 /* Parses and checks a whole record; NULL if it is unusable. */
 static struct cfs_layer *decode(const uint8_t *data, size_t len,
-				const uint8_t diff_id[CFS_SHA256_SIZE],
-				struct cfs_store *s)
+				const uint8_t diff_id[CFS_SHA256_SIZE])
 {
 	uint8_t sum[CFS_SHA256_SIZE];
 	struct cursor c = {data, data + len - 32, false};
@@ -397,17 +376,17 @@ static struct cfs_layer *decode(const uint8_t *data, size_t len,
 	l->cap_entries = n;
 	for (; l->n_entries < n && !c.bad; l->n_entries++)
 		get_entry(&c, &l->entries[l->n_entries]);
-	if (!c.bad && c.p == c.end && entries_ok(l) &&
-	    (!s || objects_present(l, s)))
+	if (!c.bad && c.p == c.end && entries_ok(l))
 		return l;
 bad:
 	cfs_layer_free(l);
 	return NULL;
 }
 
-int cfs_layer_cache_load(struct cfs_store *store,
-			 const uint8_t diff_id[CFS_SHA256_SIZE],
-			 struct cfs_layer **out)
+/* The store's record of a layer, not yet checked against its objects. */
+static int load_record(struct cfs_store *store,
+		       const uint8_t diff_id[CFS_SHA256_SIZE],
+		       struct cfs_layer **out)
 {
 	char *path = record_path(store, diff_id);
 	struct stat st;
@@ -425,9 +404,45 @@ int cfs_layer_cache_load(struct cfs_store *store,
 		return -1;
 	}
 	free(path);
-	*out = decode(data, len, diff_id, store);
+	*out = decode(data, len, diff_id);
 	free(data);
 	return *out ? 1 : 0;
+}
+
+int cfs_layer_cache_load(struct cfs_store *store,
+			 const uint8_t diff_id[CFS_SHA256_SIZE],
+			 struct cfs_layer **out)
+{
+	int r = load_record(store, diff_id, out);
+
+	if (r == 1 && !objects_present(out, 1, store)) {
+		cfs_layer_free(*out);
+		*out = NULL;
+		r = 0;
+	}
+	return r;
+}
+
+size_t cfs_layer_cache_load_all(struct cfs_store *store, size_t n,
+				const uint8_t (*diff_ids)[CFS_SHA256_SIZE],
+				struct cfs_layer **out)
+{
+	size_t loaded = 0;
+
+	for (size_t i = 0; i < n; i++)
+		load_record(store, diff_ids[i], &out[i]);
+	/* one look at the store for all; if some object is gone, find whose */
+	if (!objects_present(out, n, store)) {
+		for (size_t i = 0; i < n; i++) {
+			if (out[i] && !objects_present(&out[i], 1, store)) {
+				cfs_layer_free(out[i]);
+				out[i] = NULL;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		loaded += out[i] != NULL;
+	return loaded;
 }
 
 int cfs_layer_cache_read(const char *path,
@@ -440,7 +455,7 @@ int cfs_layer_cache_read(const char *path,
 	*out = NULL;
 	if (cfs_read_file(path, &data, &len) < 0)
 		return -1;
-	*out = len <= MAX_RECORD ? decode(data, len, diff_id, NULL) : NULL;
+	*out = len <= MAX_RECORD ? decode(data, len, diff_id) : NULL;
 	free(data);
 	return *out ? 1 : 0;
 }
