@@ -173,13 +173,10 @@ static bool remove_object(struct cfs_store *s, const struct cfs_layer *l)
 static size_t load_all(struct cfs_store *s, uint8_t (*ids)[32],
 		       struct cfs_layer **out)
 {
-	size_t n;
-
 	for (int i = 0; i < 3; i++)
 		cfs_layer_free(out[i]);
 	memset(out, 0, 3 * sizeof(*out));
-	n = cfs_layer_cache_load_all(s, 3, ids, out);
-	return n;
+	return cfs_layer_cache_load_all(s, 3, ids, out);
 }
 
 static void test_load_all(void)
