@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +51,15 @@ struct cfs_store {
 	atomic_bool verity_unsupported;
 	atomic_bool verity_used;
 	atomic_bool interrupted;
-	atomic_bool fanout_made[256];	 /* xx/ known to exist: no mkdir each */
+	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
+	atomic_bool create_mode_ok;   /* temp files come out 0644 as made */
+	atomic_uint_fast64_t tmp_seq; /* N in .tmp/obj.PID.N */
+	int pid; /* getpid() at open: handles are not used across fork */
 	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
 };
 
 /*
- * Temp objects are named obj.PID.XXXXXX: those of a converter that died
+ * Temp objects are named obj.PID.N: those of a converter that died
  * (kill -9, power loss) are removed by the next one to open the store.
  */
 static void remove_stale_tmp(int dirfd)
@@ -97,6 +101,7 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 		return -1;
 	}
 	s->dir = xstrdup(dir);
+	s->pid = (int)getpid();
 	remove_stale_tmp(s->dirfd);
 	if (opts)
 		s->opts = *opts;
@@ -211,21 +216,47 @@ bool cfs_store_has(struct cfs_store *s, const uint8_t digest[CFS_DIGEST_SIZE])
 	return r || object_exists(s, digest);
 }
 
-/* A new temp file under .tmp/; returns fd and its store-relative name. */
+/*
+ * Objects are 0644 whatever the umask or a default ACL on .tmp: the first
+ * temp file's mode tells whether files come out that way as created (the
+ * umask and .tmp's ACL do not change under a converter), and only if not
+ * is each one chmod'ed.
+ */
+static void fix_mode(struct cfs_store *s, int fd)
+{
+	struct stat st;
+
+	if (atomic_load(&s->create_mode_ok))
+		return;
+	if (fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0644)
+		atomic_store(&s->create_mode_ok, true);
+	else
+		fchmod(fd, 0644);
+}
+
+/*
+ * A new temp file .tmp/obj.PID.N; returns fd and its store-relative name.
+ * N counts up per handle, so only a dead process's leftover of the same
+ * PID can be in the way.
+ */
 static int tmp_create(struct cfs_store *s, char **name)
 {
-	char *path = xasprintf("%s/.tmp/obj.%d.XXXXXX", s->dir, (int)getpid());
-	int fd = mkostemp(path, O_CLOEXEC);
+	char path[64];
+	int fd;
 
+	do {
+		snprintf(path, sizeof(path), ".tmp/obj.%d.%" PRIuFAST64, s->pid,
+			 atomic_fetch_add(&s->tmp_seq, 1));
+		fd = openat(s->dirfd, path,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} while (fd < 0 && errno == EEXIST);
 	if (fd < 0) {
 		cfs_error("%s: cannot create object: %s", s->dir,
 			  strerror(errno));
-		free(path);
 		return -1;
 	}
-	fchmod(fd, 0644);
-	*name = xstrdup(path + strlen(s->dir) + 1);
-	free(path);
+	fix_mode(s, fd);
+	*name = xstrdup(path);
 	return fd;
 }
 
@@ -327,13 +358,16 @@ static int close_object(struct cfs_store *s, int fd)
 /*
  * Hands a closed temp object (or, r < 0, a failed one) to the store:
  * dropped if the object exists, placed now (sync each/none) or queued for
- * cfs_store_commit.
+ * cfs_store_commit. With looked, the caller found no such object just
+ * before writing it: only this handle's other threads are checked again
+ * (another process placing it meanwhile makes the rename find it).
  */
 static int file_object(struct cfs_store *s, int r, char *tmp,
-		       const uint8_t *digest, uint64_t size)
+		       const uint8_t *digest, uint64_t size, bool looked)
 {
 	pthread_mutex_lock(&s->lock);
-	if (r == 0 && (pending_has(s, digest) || object_exists(s, digest))) {
+	if (r == 0 &&
+	    (pending_has(s, digest) || (!looked && object_exists(s, digest)))) {
 		s->stats.existing_objects++;
 	} else if (r == 0 && s->opts.sync == CFS_SYNC_BATCH) {
 		pending_add(s, tmp, digest);
@@ -357,9 +391,9 @@ static int file_object(struct cfs_store *s, int r, char *tmp,
 }
 
 static int finish_object(struct cfs_store *s, int fd, char *tmp,
-			 const uint8_t *digest, uint64_t size)
+			 const uint8_t *digest, uint64_t size, bool looked)
 {
-	return file_object(s, close_object(s, fd), tmp, digest, size);
+	return file_object(s, close_object(s, fd), tmp, digest, size, looked);
 }
 
 static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
@@ -398,7 +432,7 @@ static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		return -1;
 	}
 	free(buf);
-	return finish_object(s, fd, tmp, digest, size);
+	return finish_object(s, fd, tmp, digest, size, true);
 }
 
 /* Tee: what libfsverity reads is also written to the temp file. */
@@ -466,7 +500,7 @@ static int add_large_hashed(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		free(tmp);
 		return -1;
 	}
-	return finish_object(s, t.fd, tmp, digest, size);
+	return finish_object(s, t.fd, tmp, digest, size, false);
 }
 
 static int copy_stream(struct cfs_store *s, cfs_read_fn fn, void *opaque,
@@ -541,7 +575,7 @@ static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		close(fd);
 	if (r == 0)
 		r = temp_digest(s, tmp, size, digest);
-	return file_object(s, r, tmp, digest, size);
+	return file_object(s, r, tmp, digest, size, false);
 }
 
 void cfs_store_interrupt(struct cfs_store *s)

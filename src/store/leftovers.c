@@ -21,7 +21,7 @@ static bool pid_dead(int pid)
 	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
 }
 
-/* "obj.PID.XXXXXX" in .tmp/, or "NAME.tmp.PID.XXXXXX" elsewhere. */
+/* "obj.PID.N" in .tmp/, or "NAME.tmp.PID.XXXXXX" elsewhere. */
 static bool dead_temp(const char *name, bool in_tmp)
 {
 	const char *t = in_tmp ? name : strstr(name, ".tmp.");

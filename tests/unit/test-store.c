@@ -121,6 +121,54 @@ static void batch_past_writeback(const char *dir, const char *tmpdir)
 	free(d);
 }
 
+static mode_t object_mode(const char *store, const uint8_t *digest)
+{
+	char rel[CFS_OBJECT_PATH_LEN + 1], *path;
+	struct stat st;
+
+	cfs_object_path(rel, digest);
+	path = xasprintf("%s/%s", store, rel);
+	if (stat(path, &st) < 0)
+		st.st_mode = 0;
+	free(path);
+	return st.st_mode & 07777;
+}
+
+/* Objects are 0644 whatever the umask; temp names skip a leftover. */
+static void modes_and_temp_names(const char *dir, const char *tmpdir,
+				 const uint8_t *big, size_t big_len)
+{
+	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
+	struct cfs_store *s;
+	uint8_t d1[32], d2[32];
+	char *blocker = xasprintf("%s/obj.%d.0", tmpdir, (int)getpid());
+	FILE *f = fopen(blocker, "w");
+	mode_t old = umask(077);
+	char got[16] = "";
+
+	fputs("not ours", f);
+	fclose(f);
+	ok(cfs_store_open(&s, dir, &opts) == 0 &&
+		   add(s, "umask 077", 9, d1) == 0 &&
+		   add(s, big, big_len, d2) == 0 && cfs_store_commit(s) == 0,
+	   "small and large object added under umask 077");
+	cfs_store_close(s);
+	umask(old);
+	ok(object_mode(dir, d1) == 0644 && object_mode(dir, d2) == 0644,
+	   "both are mode 0644 (got %o, %o)", object_mode(dir, d1),
+	   object_mode(dir, d2));
+	f = fopen(blocker, "r");
+	if (f) {
+		if (!fgets(got, sizeof(got), f))
+			got[0] = '\0';
+		fclose(f);
+	}
+	ok(!strcmp(got, "not ours") && count_files(tmpdir) == 1,
+	   "a live process's temp file with the first name is left alone");
+	unlink(blocker);
+	free(blocker);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/cfs-store-XXXXXX";
@@ -169,6 +217,8 @@ int main(void)
 		   count_files(tmpdir) == 0,
 	   "uncommitted object and temp file removed on close");
 	batch_past_writeback(dir, tmpdir);
+	big[1] = 'm';
+	modes_and_temp_names(dir, tmpdir, big, big_len);
 
 	opts.sync = CFS_SYNC_EACH;
 	cfs_store_open(&s, dir, &opts);
