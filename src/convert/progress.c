@@ -3,12 +3,14 @@
  * Progress on stderr, only when it is a terminal: one status line (layers
  * done and cached, bytes fetched and unpacked, the layers being fetched
  * with their bytes so far), and a line per finished layer saying whether
- * it was fetched (and how much) or found in the layer cache.
+ * it was fetched (and how much) or found in the layer cache. Blobs of a
+ * registry are "fetched", those of local files "read".
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "convert.h"
@@ -19,6 +21,7 @@
 
 static bool enabled;
 static const struct cfs_oci_image *image;
+static const char *verb; /* "fetched" or "read" */
 static atomic_uint layers_done, layers_cached;
 static atomic_uint_fast64_t bytes, fetched;
 static atomic_uint_fast64_t *layer_fetched;
@@ -30,6 +33,7 @@ void progress_start(bool on, const struct cfs_oci_image *img)
 {
 	enabled = on;
 	image = img;
+	verb = strncmp(img->source, "docker://", 9) ? "read" : "fetched";
 	layer_fetched = xcalloc(img->n_layers + 1, sizeof(*layer_fetched));
 	layer_running = xcalloc(img->n_layers + 1, sizeof(*layer_running));
 }
@@ -70,11 +74,11 @@ static void status_line(void)
 	unsigned int shown = 0;
 
 	fprintf(stderr,
-		"\r\033[Klayers %u/%zu (%u cached), %.1f MiB fetched, "
+		"\r\033[Klayers %u/%zu (%u cached), %.1f MiB %s, "
 		"%.1f MiB unpacked",
 		atomic_load(&layers_done), image->n_layers,
 		atomic_load(&layers_cached),
-		(double)atomic_load(&fetched) / MIB,
+		(double)atomic_load(&fetched) / MIB, verb,
 		(double)atomic_load(&bytes) / MIB);
 	for (size_t i = 0; i < image->n_layers && shown < RUNNING_SHOWN; i++) {
 		if (!atomic_load(&layer_running[i]))
@@ -104,10 +108,10 @@ void progress_layer_done(size_t i, bool cached)
 		fprintf(stderr, "\r\033[Klayer %zu/%zu %.19s: cached\n", i + 1,
 			image->n_layers, short_digest(i));
 	else
-		fprintf(stderr, "\r\033[Klayer %zu/%zu %.19s: %s fetched\n",
-			i + 1, image->n_layers, short_digest(i),
-			human(got, sizeof(got),
-			      atomic_load(&layer_fetched[i])));
+		fprintf(stderr, "\r\033[Klayer %zu/%zu %.19s: %s %s\n", i + 1,
+			image->n_layers, short_digest(i),
+			human(got, sizeof(got), atomic_load(&layer_fetched[i])),
+			verb);
 	pthread_mutex_unlock(&out_lock);
 }
 

@@ -9,7 +9,7 @@ require_cfs_tools oci2cfs cfs-info
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 18
+plan 19
 
 L=$FX/layout
 convert() { # STORE TAG [ARGS...]
@@ -61,8 +61,13 @@ cmp -s "$m1" "$R/images/$(basename "$m1")"
 ok $? "one thread gives the same manifest bytes as several"
 script -qec "$CFS_BIN/oci2cfs $L --ref realistic --store $TMP/tty --no-cache" \
 	/dev/null >"$TMP/tty.out" 2>&1
-grep -q "layers [0-9]/3 ([0-9]* cached), [0-9.]* MiB fetched" "$TMP/tty.out"
+grep -q "layers [0-9]/3 ([0-9]* cached), [0-9.]* MiB read" "$TMP/tty.out"
 ok $? "on a terminal, progress shows layers and bytes"
+tr '\r' '\n' <"$TMP/tty.out" | grep -qE \
+	"layer 1/3 sha256:[0-9a-f]*: [0-9.]+ (B|KiB|MiB) read" &&
+	! grep -q fetched "$TMP/tty.out"
+ok $? "a local layout's layers are read, not fetched" ||
+	diag_file "$TMP/tty.out"
 
 # --- SIGKILL at various points ----------------------------------------------
 K=$TMP/killed

@@ -38,6 +38,8 @@ static void test_hostile(void)
 		      "unsupported layer media type "
 		      "application/vnd.example.layer"),
 	   "unsupported layer media type");
+	ok(open_fails(dir, NULL, NULL, "manifest layer 1 sha256:"),
+	   "the first layer is called layer 1, as in progress output");
 	free(dir);
 	fs_free(&fs);
 	built_free(&b);

@@ -193,7 +193,8 @@ static int load_layers(struct cfs_oci_image *img, struct json_object *layers)
 		struct cfs_oci_layer *l = &img->layers[i];
 
 		if (!json_object_is_type(o, json_type_string)) {
-			cfs_error("manifest.json: layer %zu is not a path", i);
+			cfs_error("manifest.json: layer %zu is not a path",
+				  i + 1);
 			return -1;
 		}
 		priv->layer_paths[i] = xstrdup(json_object_get_string(o));
@@ -201,7 +202,7 @@ static int load_layers(struct cfs_oci_image *img, struct json_object *layers)
 		img->n_layers = i + 1;
 		if (oci_source_size(&priv->src, priv->layer_paths[i],
 				    &l->size) < 0) {
-			cfs_error_prefix("layer %zu", i);
+			cfs_error_prefix("layer %zu", i + 1);
 			return -1;
 		}
 	}

@@ -136,7 +136,7 @@ static int manifest_layer(struct cfs_oci_layer *l, struct json_object *o,
 	struct oci_desc d;
 	char what[64], pbuf[96];
 
-	snprintf(what, sizeof(what), "manifest layer %zu", i);
+	snprintf(what, sizeof(what), "manifest layer %zu", i + 1);
 	if (oci_desc_parse(&d, o, what) < 0)
 		return -1;
 	if (!oci_layer_media_type_ok(d.media_type)) {

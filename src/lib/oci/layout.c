@@ -468,7 +468,7 @@ static int check_layer_blobs(struct cfs_oci_image *img)
 	for (size_t i = 0; i < img->n_layers; i++) {
 		struct oci_digest d;
 
-		snprintf(what, sizeof(what), "layer %zu", i);
+		snprintf(what, sizeof(what), "layer %zu", i + 1);
 		oci_digest_parse(&d, img->layers[i].digest);
 		priv->layer_paths[i] = blob_path(&d);
 		if (oci_source_size(&priv->src, priv->layer_paths[i], &size) <
