@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,6 +27,7 @@
 #include "writeback.h"
 #include "cfs/hashtab.h"
 #include "cfs/pool.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
@@ -54,13 +54,21 @@ struct cfs_store {
 	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
 	atomic_bool create_mode_ok;   /* temp files come out 0644 as made */
 	atomic_uint_fast64_t tmp_seq; /* N in .tmp/obj.PID.N */
+	atomic_int fanout_mark; /* 0 none yet, 1 made, -1 cannot: use .tmp */
+	char mark[40];		/* .tmp/fanout.PID.H: see store-temps.c */
 	int pid; /* getpid() at open: handles are not used across fork */
 	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
 };
 
+static void unlink_temp(int storefd, const char *rel, void *opaque)
+{
+	unlinkat(storefd, rel, 0);
+}
+
 /*
- * Temp objects are named obj.PID.N: those of a converter that died
- * (kill -9, power loss) are removed by the next one to open the store.
+ * Temp objects are named obj.PID.N in .tmp/ and .obj.PID.N in fanout dirs
+ * (store-temps.c): those of a converter that died (kill -9, power loss)
+ * are removed by the next one to open the store.
  */
 static void remove_stale_tmp(int dirfd)
 {
@@ -76,9 +84,15 @@ static void remove_stale_tmp(int dirfd)
 	while ((e = readdir(d))) {
 		int pid;
 
-		if (sscanf(e->d_name, "obj.%d.", &pid) == 1 && pid > 0 &&
-		    kill(pid, 0) < 0 && errno == ESRCH)
+		if (sscanf(e->d_name, "obj.%d.", &pid) == 1 &&
+		    cfs_pid_dead(pid)) {
 			unlinkat(fd, e->d_name, 0);
+		} else if (cfs_pid_dead(cfs_fanout_mark_pid(e->d_name))) {
+			cfs_fanout_temps_of(dirfd,
+					    cfs_fanout_mark_pid(e->d_name),
+					    unlink_temp, NULL);
+			unlinkat(fd, e->d_name, 0);
+		}
 	}
 	closedir(d);
 }
@@ -122,6 +136,8 @@ void cfs_store_close(struct cfs_store *s)
 		free(s->pending[i].tmp);
 	}
 	free(s->pending);
+	if (atomic_load(&s->fanout_mark) > 0)
+		unlinkat(s->dirfd, s->mark, 0);
 	cfs_htab_free(&s->pending_index);
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
@@ -260,6 +276,72 @@ static int tmp_create(struct cfs_store *s, char **name)
 	return fd;
 }
 
+/* The object's xx/ directory, made once per store handle. */
+static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
+{
+	if (atomic_load(&s->fanout_made[first]))
+		return 0;
+	path[2] = '\0';
+	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST) {
+		path[2] = '/';
+		return -1;
+	}
+	path[2] = '/';
+	atomic_store(&s->fanout_made[first], true);
+	return 0;
+}
+
+/* Makes this handle's .tmp/fanout.PID.H once; false if it cannot. */
+static bool mark_fanout_temps(struct cfs_store *s)
+{
+	static atomic_uint handles;
+	int m = atomic_load(&s->fanout_mark);
+
+	if (m)
+		return m > 0;
+	pthread_mutex_lock(&s->lock);
+	if (!atomic_load(&s->fanout_mark)) {
+		int fd;
+
+		snprintf(s->mark, sizeof(s->mark), ".tmp/fanout.%d.%u", s->pid,
+			 atomic_fetch_add(&handles, 1));
+		fd = openat(s->dirfd, s->mark, O_WRONLY | O_CREAT | O_CLOEXEC,
+			    0644);
+		if (fd >= 0)
+			close(fd);
+		atomic_store(&s->fanout_mark, fd >= 0 ? 1 : -1);
+	}
+	m = atomic_load(&s->fanout_mark);
+	pthread_mutex_unlock(&s->lock);
+	return m > 0;
+}
+
+/*
+ * A temp file for an object whose digest is known: xx/.obj.PID.N, beside
+ * its final name (store-temps.c); in .tmp/ if that cannot be.
+ */
+static int tmp_create_beside(struct cfs_store *s, const uint8_t *digest,
+			     char **name)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%02x/", digest[0]);
+	if (!mark_fanout_temps(s) || make_fanout_dir(s, path, digest[0]) < 0)
+		return tmp_create(s, name);
+	do {
+		snprintf(path, sizeof(path), "%02x/.obj.%d.%" PRIuFAST64,
+			 digest[0], s->pid, atomic_fetch_add(&s->tmp_seq, 1));
+		fd = openat(s->dirfd, path,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} while (fd < 0 && errno == EEXIST);
+	if (fd < 0)
+		return tmp_create(s, name);
+	fix_mode(s, fd);
+	*name = xstrdup(path);
+	return fd;
+}
+
 static int enable_verity(struct cfs_store *s, const char *tmp)
 {
 	int fd, r;
@@ -288,21 +370,6 @@ static int enable_verity(struct cfs_store *s, const char *tmp)
 		return -1;
 	}
 	s->verity_unsupported = true;
-	return 0;
-}
-
-/* The object's xx/ directory, made once per store handle. */
-static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
-{
-	if (atomic_load(&s->fanout_made[first]))
-		return 0;
-	path[2] = '\0';
-	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST) {
-		path[2] = '/';
-		return -1;
-	}
-	path[2] = '/';
-	atomic_store(&s->fanout_made[first], true);
 	return 0;
 }
 
@@ -418,7 +485,7 @@ static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		free(buf);
 		return 0;
 	}
-	fd = tmp_create(s, &tmp);
+	fd = tmp_create_beside(s, digest, &tmp);
 	if (fd < 0) {
 		free(buf);
 		return -1;

@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * Leftovers of dead processes: objects being written (.tmp/obj.PID.*),
+ * Leftovers of dead processes: objects being written (.tmp/obj.PID.*, and
+ * xx/.obj.PID.* with their marker .tmp/fanout.PID.H: store-temps.c),
  * files being replaced atomically (images/ and layers/: NAME.tmp.PID.*),
  * and an image's config or OCI manifest without its manifest (a converter
  * writes them first, so they outlive one killed in between).
  */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "store-tool.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
-
-static bool pid_dead(int pid)
-{
-	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
-}
 
 /* "obj.PID.N" in .tmp/, or "NAME.tmp.PID.XXXXXX" elsewhere. */
 static bool dead_temp(const char *name, bool in_tmp)
@@ -30,7 +27,7 @@ static bool dead_temp(const char *name, bool in_tmp)
 	if (!t)
 		return false;
 	return sscanf(t, in_tmp ? "obj.%d." : ".tmp.%d.", &pid) == 1 &&
-	       pid_dead(pid);
+	       cfs_pid_dead(pid);
 }
 
 /* images/ID.json or ID.manifest.json whose ID.cfs is gone. */
@@ -55,6 +52,31 @@ static bool orphan_side_file(const char *store, const char *name)
 	return orphan;
 }
 
+struct temp_ctx {
+	leftover_fn fn;
+	void *opaque;
+};
+
+static void report_temp(int storefd, const char *rel, void *opaque)
+{
+	struct temp_ctx *c = opaque;
+
+	c->fn(rel, c->opaque);
+}
+
+/* A dead writer's temps in fanout dirs, found by its marker in .tmp/. */
+static void fanout_temps(const char *store, const char *mark, leftover_fn fn,
+			 void *opaque)
+{
+	struct temp_ctx c = {fn, opaque};
+	int fd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	cfs_fanout_temps_of(fd, cfs_fanout_mark_pid(mark), report_temp, &c);
+	close(fd);
+}
+
 static void scan(const char *store, const char *sub, leftover_fn fn,
 		 void *opaque)
 {
@@ -65,7 +87,12 @@ static void scan(const char *store, const char *sub, leftover_fn fn,
 	bool images = !strcmp(sub, "images");
 
 	while (d && (e = readdir(d))) {
-		if (dead_temp(e->d_name, in_tmp) ||
+		bool mark =
+			in_tmp && cfs_pid_dead(cfs_fanout_mark_pid(e->d_name));
+
+		if (mark)
+			fanout_temps(store, e->d_name, fn, opaque);
+		if (mark || dead_temp(e->d_name, in_tmp) ||
 		    (images && orphan_side_file(store, e->d_name))) {
 			char *path = xasprintf("%s/%s", sub, e->d_name);
 

@@ -11,6 +11,7 @@
 
 #include "cfs/image.h"
 #include "store-tool.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 /* "xx/yyyy..." (62 hex digits after the slash) to a digest. */
@@ -90,8 +91,10 @@ static int walk_bucket(int storefd, const char *bucket, const struct walk *w)
 		struct store_object o = {.path = path};
 		size_t len = strlen(e->d_name);
 
-		if (e->d_name[0] == '.' &&
-		    (len == 1 || (len == 2 && e->d_name[1] == '.')))
+		/* A temp, live or dead: see store_dead_leftovers. */
+		if ((e->d_name[0] == '.' &&
+		     (len == 1 || (len == 2 && e->d_name[1] == '.'))) ||
+		    cfs_fanout_temp_pid(e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%.*s", bucket,
 			 (int)(sizeof(path) - 4), e->d_name);

@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 35
+plan 36
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -153,22 +153,26 @@ ln -s ../images/nothing.cfs "$F/refs/dangling"
 rec=$(ls "$F/layers" | head -1)
 printf 'garbage' | dd of="$F/layers/$rec" bs=1 seek=20 conv=notrunc 2>/dev/null
 echo stale >"$F/.tmp/obj.999999.XXXXXX"
+echo stale >"$F/00/.obj.999999.3" && : >"$F/.tmp/fanout.999999.0"
+echo live >"$F/00/.obj.$$.3" && : >"$F/.tmp/fanout.$$.0"
 echo stale >"$F/layers/$rec.tmp.999999.XXXXXX"
 echo '{}' >"$F/images/$(printf '%064d' 7).json"
 "$CS" -s "$F" fsck --json >"$TMP/fsck.json"
 is "$?" 1 "fsck exits 1 on a damaged store"
-found=$(python3 - "$TMP/fsck.json" "$F" "${objs[@]:0:3}" "$rec" <<'PY'
+found=$(python3 - "$TMP/fsck.json" "$F" "${objs[@]:0:3}" "$rec" $$ <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); store = sys.argv[2]
 paths = {p["path"] for p in j["problems"]}
+live = [p for p in paths if "." + sys.argv[7] + "." in p]
 want = [o[len(store) + 1:] for o in sys.argv[3:6]]
 want += ["00/" + "0" * 62, "refs/dangling", "layers/" + sys.argv[6],
          ".tmp/obj.999999.XXXXXX", "layers/%s.tmp.999999.XXXXXX" % sys.argv[6],
-         "images/%064d.json" % 7]
-print(" ".join(w for w in want if w not in paths) or "all")
+         "images/%064d.json" % 7, "00/.obj.999999.3",
+         ".tmp/fanout.999999.0"]
+print(" ".join([w for w in want if w not in paths] + live) or "all")
 PY
 )
-is "$found" all "each damage is found (flip, append, truncate, wrong name, ref, record, dead temp files, orphan config)"
+is "$found" all "each damage is found (flip, append, truncate, wrong name, ref, record, dead temp files, orphan config), a live writer's temps are not"
 "$CS" -s "$F" fsck --repair >"$TMP/repair.out"
 ls "$F/damaged" | wc -l | grep -qx 4
 ok $? "--repair moved the 4 bad objects aside, not deleted"
@@ -176,6 +180,10 @@ convert "$F" realistic >/dev/null && convert "$F" shared-b >/dev/null
 "$CS" -s "$F" fsck >"$TMP/fsck2.out"
 ok $? "after --repair and reconversion fsck is clean"
 [ $? = 0 ] || diag_file "$TMP/fsck2.out"
+[ ! -e "$F/00/.obj.999999.3" ] && [ ! -e "$F/.tmp/fanout.999999.0" ] &&
+	[ -e "$F/00/.obj.$$.3" ] && [ -e "$F/.tmp/fanout.$$.0" ]
+ok $? "a dead writer's temp beside the objects and its marker are gone, a live one's kept"
+rm -f "$F/00/.obj.$$.3" "$F/.tmp/fanout.$$.0"
 
 # a name that is not one line of text is shown escaped, repaired as it is
 printf 'x' >"$F/00/bad"$'\n'"name"

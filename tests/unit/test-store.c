@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cfs/store.h"
@@ -54,6 +55,27 @@ static int count_files(const char *dir)
 	return n;
 }
 
+/* Objects being written: .tmp/obj.* and xx/.obj.* (see store-temps.c). */
+static int count_temps(const char *store)
+{
+	int n = 0;
+
+	for (int i = -1; i < 256; i++) {
+		char *sub = i < 0 ? xasprintf("%s/.tmp", store)
+				  : xasprintf("%s/%02x", store, i);
+		DIR *d = opendir(sub);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			n += !strncmp(e->d_name, i < 0 ? "obj." : ".obj.",
+				      i < 0 ? 4 : 5);
+		if (d)
+			closedir(d);
+		free(sub);
+	}
+	return n;
+}
+
 static bool object_content_is(const char *store, const uint8_t *digest,
 			      const void *data, size_t len)
 {
@@ -92,7 +114,7 @@ static void *thread_add(void *opaque)
  * More than a writeback step in one batch: the writeback thread runs
  * syncfs meanwhile, and still nothing gets a final name before the commit.
  */
-static void batch_past_writeback(const char *dir, const char *tmpdir)
+static void batch_past_writeback(const char *dir)
 {
 	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
 	size_t len = 8u << 20, n = CFS_WRITEBACK_STEP / len + 2;
@@ -106,7 +128,7 @@ static void batch_past_writeback(const char *dir, const char *tmpdir)
 		added &= add(s, data, len, d[i]) == 0;
 		placed |= object_content_is(dir, d[i], data, len);
 	}
-	ok(added && !placed && count_files(tmpdir) == (int)n,
+	ok(added && !placed && count_temps(dir) == (int)n,
 	   "%zu MiB in one batch: all in .tmp, none placed before commit",
 	   n * len >> 20);
 	ok(cfs_store_commit(s) == 0, "commit past a writeback step");
@@ -114,8 +136,7 @@ static void batch_past_writeback(const char *dir, const char *tmpdir)
 		memset(data, (int)i + 1, len);
 		all &= object_content_is(dir, d[i], data, len);
 	}
-	ok(all && count_files(tmpdir) == 0,
-	   "every object placed, no temp left");
+	ok(all && count_temps(dir) == 0, "every object placed, no temp left");
 	cfs_store_close(s);
 	free(data);
 	free(d);
@@ -149,8 +170,8 @@ static void modes_and_temp_names(const char *dir, const char *tmpdir,
 	fputs("not ours", f);
 	fclose(f);
 	ok(cfs_store_open(&s, dir, &opts) == 0 &&
-		   add(s, "umask 077", 9, d1) == 0 &&
-		   add(s, big, big_len, d2) == 0 && cfs_store_commit(s) == 0,
+		   add(s, big, big_len, d2) == 0 &&
+		   add(s, "umask 077", 9, d1) == 0 && cfs_store_commit(s) == 0,
 	   "small and large object added under umask 077");
 	cfs_store_close(s);
 	umask(old);
@@ -167,6 +188,102 @@ static void modes_and_temp_names(const char *dir, const char *tmpdir,
 	   "a live process's temp file with the first name is left alone");
 	unlink(blocker);
 	free(blocker);
+}
+
+static bool exists(const char *store, const char *rel)
+{
+	char *path = xasprintf("%s/%s", store, rel);
+	bool r = access(path, F_OK) == 0;
+
+	free(path);
+	return r;
+}
+
+static void remove_rel(const char *store, const char *rel)
+{
+	char *path = xasprintf("%s/%s", store, rel);
+
+	unlink(path);
+	free(path);
+}
+
+/* Whether .tmp/ holds a name starting as rel's last part does. */
+static bool exists_prefix(const char *store, const char *rel)
+{
+	char *tmp = xasprintf("%s/.tmp", store);
+	const char *base = strrchr(rel, '/') + 1;
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	bool r = false;
+
+	while (d && (e = readdir(d)))
+		r |= !strncmp(e->d_name, base, strlen(base));
+	if (d)
+		closedir(d);
+	free(tmp);
+	return r;
+}
+
+static void touch(const char *store, const char *rel)
+{
+	char *path = xasprintf("%s/%s", store, rel);
+
+	fclose(fopen(path, "w"));
+	free(path);
+}
+
+/* A process that has exited and been reaped. */
+static int dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (int)pid;
+}
+
+/*
+ * A small object is written beside its final name, under a marker in
+ * .tmp/; a dead writer's such temps go at the next open, a live one's stay.
+ */
+static void fanout_temps(const char *dir)
+{
+	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
+	struct cfs_store *s;
+	uint8_t d[32];
+	char temp[64], mark[64], dead_temp[64], dead_mark[64], live_temp[64],
+		live_mark[64];
+	int dead = dead_pid(), live = (int)getppid();
+
+	cfs_store_open(&s, dir, &opts);
+	add(s, "beside", 6, d);
+	snprintf(temp, sizeof(temp), "%02x/.obj.%d.0", d[0], (int)getpid());
+	snprintf(mark, sizeof(mark), ".tmp/fanout.%d.", (int)getpid());
+	ok(exists(dir, temp) && count_temps(dir) == 1,
+	   "a small object's temp is %s until the commit", temp);
+	cfs_store_commit(s);
+	ok(!exists(dir, temp) && object_content_is(dir, d, "beside", 6),
+	   "and is renamed in its directory");
+	cfs_store_close(s);
+	ok(count_temps(dir) == 0 && !exists_prefix(dir, mark),
+	   "no temp or marker (%s*) is left after close", mark);
+	snprintf(dead_temp, sizeof(dead_temp), "%02x/.obj.%d.7", d[0], dead);
+	snprintf(dead_mark, sizeof(dead_mark), ".tmp/fanout.%d.0", dead);
+	snprintf(live_temp, sizeof(live_temp), "%02x/.obj.%d.7", d[0], live);
+	snprintf(live_mark, sizeof(live_mark), ".tmp/fanout.%d.3", live);
+	touch(dir, dead_temp);
+	touch(dir, dead_mark);
+	touch(dir, live_temp);
+	touch(dir, live_mark);
+	cfs_store_open(&s, dir, &opts);
+	cfs_store_close(s);
+	ok(!exists(dir, dead_temp) && !exists(dir, dead_mark),
+	   "a dead writer's temp in a fanout dir and its marker are removed");
+	ok(exists(dir, live_temp) && exists(dir, live_mark),
+	   "a live writer's are left alone");
+	remove_rel(dir, live_temp);
+	remove_rel(dir, live_mark);
 }
 
 int main(void)
@@ -200,7 +317,7 @@ int main(void)
 	cfs_verity_digest_mem(big, big_len, expect);
 	ok(!memcmp(d2, expect, 32) && object_content_is(dir, d2, big, big_len),
 	   "large object digest and content");
-	ok(count_files(tmpdir) == 0, "no temp files left");
+	ok(count_temps(dir) == 0, "no temp files left");
 	cfs_store_close(s);
 
 	opts.sync = CFS_SYNC_BATCH;
@@ -213,10 +330,11 @@ int main(void)
 	ok(object_content_is(dir, d1, "batch", 5), "final name after commit");
 	ok(add(s, "dropped", 7, d2) == 0, "add, then close without commit");
 	cfs_store_close(s);
-	ok(!object_content_is(dir, d2, "dropped", 7) &&
+	ok(!object_content_is(dir, d2, "dropped", 7) && count_temps(dir) == 0 &&
 		   count_files(tmpdir) == 0,
-	   "uncommitted object and temp file removed on close");
-	batch_past_writeback(dir, tmpdir);
+	   "uncommitted object, its temp file and marker removed on close");
+	batch_past_writeback(dir);
+	fanout_temps(dir);
 	big[1] = 'm';
 	modes_and_temp_names(dir, tmpdir, big, big_len);
 
