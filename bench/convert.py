@@ -3,17 +3,20 @@
 """Times oci2cfs against its peers on one OCI layout.
 
     bench/convert.py IMAGEDIR [--oci2cfs BIN] [--runs N] [--cold-runs N]
-                     [--tmp DIR] [--quick] [--compare-with BIN]
+                     [--tmp DIR] [--no-scratch-fs] [--quick]
+                     [--compare-with BIN]
 
 IMAGEDIR is what bench/mkimage.sh printed (layout/ with tag "bench").
 Each case runs N times warm (page cache holding the blobs) and N times cold
 (after sync and drop_caches, root only); medians are reported.  Every run
 writes into a fresh directory under one temp dir, so all cases share a
-filesystem.  Exits 1 if a command fails or two manifests differ; missed
+filesystem: as root, a fresh ext4 with a journal (mkfs.ext4's defaults, as
+Debian installs it) on a loop device, made under --tmp by scratch-fs.sh.  Exits 1 if a command fails or two manifests differ; missed
 performance targets are informational.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -92,6 +95,27 @@ def warm_up(paths):
 
 def remove_tree(path):
     subprocess.run(["rm", "-rf", "--", path], check=True)
+
+
+@contextlib.contextmanager
+def scratch_fs(base):
+    """Yields a directory on a fresh ext4 with a journal made in BASE by
+    bench/scratch-fs.sh (see there why), or None where that cannot be made
+    (not root, no loop device)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "scratch-fs.sh")
+    made = subprocess.run([script, "make", base], capture_output=True,
+                          text=True)
+    if made.returncode != 0:
+        print(f"convert: {made.stderr.strip()}: output trees go to {base}",
+              file=sys.stderr)
+        yield None
+        return
+    mnt = made.stdout.strip()
+    try:
+        yield mnt
+    finally:
+        subprocess.run([script, "remove", mnt], check=False)
 
 
 def run_timed(argv, stdout_path, cold, inputs):
@@ -370,6 +394,9 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--cold-runs", type=int, default=None)
     p.add_argument("--tmp", default="/var/tmp")
+    p.add_argument("--no-scratch-fs", action="store_true",
+                   help="write the output trees in --tmp itself, not on a "
+                   "fresh journaled ext4 (see scratch-fs.sh)")
     p.add_argument("--compare-with", metavar="BIN",
                    help="another oci2cfs whose manifest must be identical")
     p.add_argument("--quick", action="store_true",
@@ -385,14 +412,21 @@ def main():
               file=sys.stderr)
         args.cold_runs = 0
     args.oci2cfs = os.path.abspath(args.oci2cfs)
-    tmp = tempfile.mkdtemp(prefix="cfs-bench.", dir=args.tmp)
     try:
-        return run_all(args, tmp)
-    except (BenchError, OSError, KeyError, ValueError) as e:
+        with contextlib.ExitStack() as stack:
+            fs = None
+            if not args.no_scratch_fs:
+                fs = stack.enter_context(scratch_fs(args.tmp))
+            print("output trees on " + (
+                "a fresh ext4 with a journal (loop device)" if fs else
+                f"the filesystem of {args.tmp}"), flush=True)
+            tmp = tempfile.mkdtemp(prefix="cfs-bench.", dir=fs or args.tmp)
+            stack.callback(remove_tree, tmp)
+            return run_all(args, tmp)
+    except (BenchError, OSError, KeyError, ValueError,
+            subprocess.CalledProcessError) as e:
         print(f"convert: {e}", file=sys.stderr)
         return 1
-    finally:
-        remove_tree(tmp)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@
 # the page cache (sync), caches dropped, then its input read back: the
 # registry's blobs, or for "then oci2cfs" the layout skopeo wrote. So no
 # command pays for an earlier one's writeback (oci2cfs's final syncfs would
-# flush skopeo's or podman's dirty pages too), nor for ext4 reusing inodes
-# freed a moment ago (see bench/README.md). Both oci2cfs rows run with the
+# flush skopeo's or podman's dirty pages too). Everything is written on a
+# fresh journaled ext4 (scratch-fs.sh), as convert.py does, not on an ext4
+# without a journal that skips inodes freed a moment ago (bench/README.md). Both oci2cfs rows run with the
 # same flags (--sync=batch, the default). The writeback of the layout skopeo
 # wrote (the second write a direct pull avoids) is timed on its own and
 # left out of the target ratio. Peak RSS and CPU seconds (user + system,
@@ -30,7 +31,14 @@ oci2cfs=${OCI2CFS:-$here/../build/bin/oci2cfs}
 for t in docker-registry skopeo podman python3 /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench/pull.sh: $t missing" >&2; exit 1; }
 done
-tmp=$(mktemp -d /var/tmp/cfs-pull-bench.XXXXXX)
+# stores, layouts and podman's graph on a journaled ext4, as in convert.py
+if fs=$("$here/scratch-fs.sh" make /var/tmp); then
+	echo "output trees on a fresh ext4 with a journal (loop device)"
+else
+	fs=
+	echo "output trees on /var/tmp" >&2
+fi
+tmp=$(mktemp -d "${fs:-/var/tmp}/cfs-pull-bench.XXXXXX")
 pids=()
 cleanup() {
 	local p
@@ -40,6 +48,7 @@ cleanup() {
 	done
 	umount -R "$tmp/graph/overlay" 2>/dev/null || true
 	rm -rf "$tmp"
+	[ -z "$fs" ] || "$here/scratch-fs.sh" remove "$fs"
 }
 trap cleanup EXIT
 
