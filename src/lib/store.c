@@ -58,6 +58,17 @@ struct cfs_store {
 	char mark[40];		/* .tmp/fanout.PID.H: see store-temps.c */
 	int pid; /* getpid() at open: handles are not used across fork */
 	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
+	/*
+	 * Early placement (see pass_done): held by it or by a commit. Under
+	 * lock: pending[0..placed) have been taken (their tmp is NULL);
+	 * commits counts commits, pass_commits was its value when the
+	 * current writeback pass began.
+	 */
+	pthread_mutex_t place_lock;
+	atomic_bool commit_waiting;
+	size_t placed;
+	unsigned int commits, pass_commits;
+	char *early_error; /* under place_lock: a failed early placement */
 };
 
 static void unlink_temp(int storefd, const char *rel, void *opaque)
@@ -97,6 +108,76 @@ static void remove_stale_tmp(int dirfd)
 	closedir(d);
 }
 
+static int place_object(struct cfs_store *s, const char *tmp,
+			const uint8_t *digest);
+
+/*
+ * Early placement. A writeback pass (writeback.c) makes durable every
+ * object that was pending when it began, so those can take their final
+ * names right away, on the writeback thread, while the converter goes on:
+ * the renames then use a core the last layer leaves idle, and the commit
+ * finds few left. They are complete objects that nothing refers to yet,
+ * like those a failed conversion leaves for garbage collection.
+ */
+static size_t pass_begins(void *opaque)
+{
+	struct cfs_store *s = opaque;
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->n_pending;
+	s->pass_commits = s->commits;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+/* Takes pending[i]'s temp name, unless a commit came since the pass. */
+static char *take_pending(struct cfs_store *s, size_t i,
+			  uint8_t digest[CFS_DIGEST_SIZE])
+{
+	char *tmp = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->commits == s->pass_commits && i == s->placed &&
+	    i < s->n_pending) {
+		tmp = s->pending[i].tmp;
+		s->pending[i].tmp = NULL;
+		memcpy(digest, s->pending[i].digest, CFS_DIGEST_SIZE);
+		s->placed = i + 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return tmp;
+}
+
+/* Whether early placement should stop before pending[i]. */
+static bool stop_placing(struct cfs_store *s, size_t i, size_t mark)
+{
+	return i >= mark || s->early_error || atomic_load(&s->commit_waiting) ||
+	       atomic_load(&s->interrupted);
+}
+
+static void pass_done(void *opaque, size_t mark)
+{
+	struct cfs_store *s = opaque;
+	uint8_t digest[CFS_DIGEST_SIZE];
+	size_t i;
+
+	pthread_mutex_lock(&s->place_lock);
+	pthread_mutex_lock(&s->lock);
+	i = s->placed;
+	pthread_mutex_unlock(&s->lock);
+	for (; !stop_placing(s, i, mark); i++) {
+		char *tmp = take_pending(s, i, digest);
+
+		if (!tmp)
+			break;
+		if (place_object(s, tmp, digest) < 0)
+			s->early_error = xstrdup(cfs_strerror());
+		free(tmp);
+	}
+	pthread_mutex_unlock(&s->place_lock);
+}
+
 int cfs_store_open(struct cfs_store **out, const char *dir,
 		   const struct cfs_store_opts *opts)
 {
@@ -119,9 +200,13 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 	remove_stale_tmp(s->dirfd);
 	if (opts)
 		s->opts = *opts;
-	if (s->opts.sync == CFS_SYNC_BATCH)
-		s->writeback = cfs_writeback_start(s->dirfd);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->place_lock, NULL);
+	if (s->opts.sync == CFS_SYNC_BATCH) {
+		struct cfs_writeback_hooks hooks = {pass_begins, pass_done, s};
+
+		s->writeback = cfs_writeback_start(s->dirfd, &hooks);
+	}
 	*out = s;
 	return 0;
 }
@@ -132,15 +217,18 @@ void cfs_store_close(struct cfs_store *s)
 		return;
 	cfs_writeback_stop(s->writeback);
 	for (size_t i = 0; i < s->n_pending; i++) {
-		unlinkat(s->dirfd, s->pending[i].tmp, 0);
+		if (s->pending[i].tmp)
+			unlinkat(s->dirfd, s->pending[i].tmp, 0);
 		free(s->pending[i].tmp);
 	}
 	free(s->pending);
+	free(s->early_error);
 	if (atomic_load(&s->fanout_mark) > 0)
 		unlinkat(s->dirfd, s->mark, 0);
 	cfs_htab_free(&s->pending_index);
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->place_lock);
 	free(s->dir);
 	free(s);
 }
@@ -711,6 +799,8 @@ static void commit_worker(void *opaque)
 	while ((i = atomic_fetch_add(&j->next, 1)) < s->n_pending) {
 		struct pending *p = &s->pending[i];
 
+		if (!p->tmp) /* placed early */
+			continue;
 		if (atomic_load(&j->failed) || atomic_load(&s->interrupted))
 			unlinkat(s->dirfd, p->tmp, 0);
 		else if (place_object(s, p->tmp, p->digest) < 0)
@@ -741,11 +831,37 @@ static int place_pending(struct cfs_store *s)
 	return 0;
 }
 
+/* Stops early placement until the commit is done. */
+static void commit_begin(struct cfs_store *s)
+{
+	atomic_store(&s->commit_waiting, true);
+	pthread_mutex_lock(&s->place_lock);
+	atomic_store(&s->commit_waiting, false);
+	pthread_mutex_lock(&s->lock);
+}
+
+static int commit_end(struct cfs_store *s, int r)
+{
+	if (r == 0 && s->early_error) {
+		cfs_error("%s", s->early_error);
+		r = -1;
+	}
+	free(s->early_error);
+	s->early_error = NULL;
+	s->n_pending = 0;
+	s->placed = 0;
+	s->commits++;
+	cfs_htab_clear(&s->pending_index);
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->place_lock);
+	return r;
+}
+
 int cfs_store_commit(struct cfs_store *s)
 {
 	int r = 0;
 
-	pthread_mutex_lock(&s->lock);
+	commit_begin(s);
 	if (s->n_pending && syncfs(s->dirfd) < 0) {
 		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
 		r = -1;
@@ -754,7 +870,8 @@ int cfs_store_commit(struct cfs_store *s)
 		r = place_pending(s);
 	} else {
 		for (size_t i = 0; i < s->n_pending; i++)
-			unlinkat(s->dirfd, s->pending[i].tmp, 0);
+			if (s->pending[i].tmp)
+				unlinkat(s->dirfd, s->pending[i].tmp, 0);
 	}
 	for (size_t i = 0; i < s->n_pending; i++)
 		free(s->pending[i].tmp);
@@ -762,8 +879,5 @@ int cfs_store_commit(struct cfs_store *s)
 		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
 		r = -1;
 	}
-	s->n_pending = 0;
-	cfs_htab_clear(&s->pending_index);
-	pthread_mutex_unlock(&s->lock);
-	return r;
+	return commit_end(s, r);
 }

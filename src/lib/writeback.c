@@ -8,9 +8,9 @@
  * works while the converter goes on and the commit's syncfs finds little
  * left. One syncfs writes many files in one plugged pass; starting each
  * file's writeback on its own (sync_file_range per object) costs a device
- * kick per object and measured slower. Placing the objects written before
- * each pass ahead of the commit was tried too: renames out of .tmp then
- * contend with creates in it, and it was no faster (bench/README.md).
+ * kick per object and measured slower. After each pass the store's hooks
+ * place the objects the pass made durable (store.c), so the commit finds
+ * few left to rename.
  */
 #include "writeback.h"
 
@@ -31,7 +31,26 @@ struct cfs_writeback {
 	uint64_t unsynced; /* bytes written since the last pass started */
 	unsigned int passes;
 	bool due, stop;
+	bool failed; /* a pass reported an error: after() no more */
+	struct cfs_writeback_hooks hooks;
 };
+
+/* One pass; the hooks learn what it made durable. */
+static void pass(struct cfs_writeback *w)
+{
+	size_t mark = w->hooks.before ? w->hooks.before(w->hooks.opaque) : 0;
+
+	/*
+	 * syncfs reports a writeback error once per open file (errseq), so
+	 * this pass uses a file of its own: the commit's syncfs on the
+	 * store's fd still sees it. An error is reported only once, so
+	 * after one no later pass vouches for anything.
+	 */
+	if (syncfs(w->fd) < 0)
+		w->failed = true;
+	else if (!w->failed && w->hooks.after)
+		w->hooks.after(w->hooks.opaque, mark);
+}
 
 static void *writeback_thread(void *opaque)
 {
@@ -45,12 +64,7 @@ static void *writeback_thread(void *opaque)
 			break;
 		w->due = false;
 		pthread_mutex_unlock(&w->lock);
-		/*
-		 * Only a head start. syncfs reports a writeback error once
-		 * per open file (errseq), so this pass uses a file of its
-		 * own: the commit's syncfs on the store's fd still sees it.
-		 */
-		syncfs(w->fd);
+		pass(w);
 		pthread_mutex_lock(&w->lock);
 		w->passes++;
 		pthread_cond_broadcast(&w->cond);
@@ -59,10 +73,13 @@ static void *writeback_thread(void *opaque)
 	return NULL;
 }
 
-struct cfs_writeback *cfs_writeback_start(int dirfd)
+struct cfs_writeback *
+cfs_writeback_start(int dirfd, const struct cfs_writeback_hooks *hooks)
 {
 	struct cfs_writeback *w = xcalloc(1, sizeof(*w));
 
+	if (hooks)
+		w->hooks = *hooks;
 	w->fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w->fd < 0) {
 		free(w);

@@ -2,8 +2,8 @@
 /*
  * Writeback ahead of a batch commit (lib/writeback.c): a pass starts once
  * a step's worth of bytes was written and not before, bytes noted while a
- * pass count toward the next one, and stopping joins the thread with a
- * pass due.
+ * pass count toward the next one, stopping joins the thread with a pass
+ * due, and the hooks see each pass's mark after that pass.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,12 +13,48 @@
 #include "tap.h"
 #include "writeback.h"
 
+struct marks {
+	size_t next, before[4], after[4];
+	unsigned int n_before, n_after;
+};
+
+static size_t before(void *opaque)
+{
+	struct marks *m = opaque;
+
+	m->before[m->n_before++ % 4] = ++m->next;
+	return m->next;
+}
+
+static void after(void *opaque, size_t mark)
+{
+	struct marks *m = opaque;
+
+	m->after[m->n_after++ % 4] = mark;
+}
+
+static void hooks(int dirfd)
+{
+	struct marks m = {0};
+	struct cfs_writeback_hooks h = {before, after, &m};
+	struct cfs_writeback *w = cfs_writeback_start(dirfd, &h);
+
+	cfs_writeback_note(w, CFS_WRITEBACK_STEP);
+	cfs_writeback_wait(w, 1, 10000);
+	cfs_writeback_note(w, CFS_WRITEBACK_STEP);
+	cfs_writeback_wait(w, 2, 10000);
+	cfs_writeback_stop(w);
+	ok(m.n_before == 2 && m.n_after == 2 && m.after[0] == m.before[0] &&
+		   m.after[1] == m.before[1] && m.before[1] == 2,
+	   "each pass calls before, then after with before's mark");
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/cfs-writeback-XXXXXX";
 	char *dir = mkdtemp(tmpl);
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
-	struct cfs_writeback *w = cfs_writeback_start(dirfd);
+	struct cfs_writeback *w = cfs_writeback_start(dirfd, NULL);
 
 	ok(w != NULL, "a writeback thread starts");
 	cfs_writeback_note(w, CFS_WRITEBACK_STEP - 1);
@@ -38,6 +74,7 @@ int main(void)
 	cfs_writeback_stop(w);
 	cfs_writeback_note(NULL, CFS_WRITEBACK_STEP);
 	cfs_writeback_stop(NULL);
+	hooks(dirfd);
 	close(dirfd);
 	rmdir(dir);
 	return tap_done();

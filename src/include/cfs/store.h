@@ -37,7 +37,12 @@ struct cfs_store;
 /* Opens (creating if needed) a store directory. */
 int cfs_store_open(struct cfs_store **out, const char *dir,
 		   const struct cfs_store_opts *opts);
-/* Unlinks any object not committed yet, then frees. */
+/*
+ * Unlinks any object not committed yet, then frees. Under CFS_SYNC_BATCH,
+ * objects a writeback pass already made durable may have their final
+ * names before the commit (complete objects nothing refers to yet: they
+ * stay, for garbage collection).
+ */
 void cfs_store_close(struct cfs_store *s);
 const char *cfs_store_dir(const struct cfs_store *s);
 const struct cfs_store_opts *cfs_store_options(const struct cfs_store *s);
