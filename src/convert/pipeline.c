@@ -41,6 +41,10 @@ struct counted_blob {
 	size_t layer;
 };
 
+/*
+ * A layer's error already names the image and the layer, so a blob error
+ * is kept without its own "SOURCE: blob DIGEST" in front.
+ */
 static ssize_t blob_read(void *opaque, void *buf, size_t n)
 {
 	struct counted_blob *cb = opaque;
@@ -48,6 +52,8 @@ static ssize_t blob_read(void *opaque, void *buf, size_t n)
 
 	if (r > 0)
 		progress_fetched(cb->layer, (uint64_t)r);
+	if (r < 0)
+		cfs_error("%s", cfs_strerror_after(cfs_blob_label(cb->blob)));
 	return r;
 }
 

@@ -228,8 +228,10 @@ expect_fault() {
 	pull "$s" "$img" >/dev/null 2>"$TMP/$name.err"
 	st=$?
 	[ $st -ne 0 ] && [ $st -lt 128 ] && [ "$(wc -l <"$TMP/$name.err")" -eq 1 ] &&
-		grep -qF "$img" "$TMP/$name.err" && grep -qiE "$kw" "$TMP/$name.err"
-	ok $? "$name: exit $st, one line naming the image and /$kw/" ||
+		grep -qF "$img" "$TMP/$name.err" && grep -qiE "$kw" "$TMP/$name.err" &&
+		[ "$(grep -oF "$img" "$TMP/$name.err" | wc -l)" -eq 1 ] &&
+		! grep -qE 'layer sha256:[0-9a-f]{64}: .*blob sha256:' "$TMP/$name.err"
+	ok $? "$name: exit $st, one line naming the image and the layer once each, and /$kw/" ||
 		diag_file "$TMP/$name.err" 5
 	refs_and_images "$s" | diff "$TMP/$name.before" - >/dev/null
 	ok $? "$name: no new manifest or ref"

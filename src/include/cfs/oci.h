@@ -73,6 +73,8 @@ struct cfs_blob;
 int cfs_oci_open_layer(struct cfs_oci_image *img, size_t i,
 		       struct cfs_blob **out);
 ssize_t cfs_blob_read(struct cfs_blob *b, void *buf, size_t n);
+/* What its errors start with: "SOURCE: blob DIGEST" (or ": layer PATH"). */
+const char *cfs_blob_label(const struct cfs_blob *b);
 void cfs_blob_close(struct cfs_blob *b);
 
 #endif

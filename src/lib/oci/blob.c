@@ -125,6 +125,11 @@ ssize_t cfs_blob_read(struct cfs_blob *b, void *buf, size_t n)
 	return r;
 }
 
+const char *cfs_blob_label(const struct cfs_blob *b)
+{
+	return b->label;
+}
+
 void cfs_blob_close(struct cfs_blob *b)
 {
 	if (!b)
