@@ -31,10 +31,17 @@ struct convert_stats {
 	uint64_t files, regular_files, bytes;
 };
 
-/* Reads (or loads from the cache) every layer and applies it to t. */
+struct convert_commit;
+/*
+ * Reads (or loads from the cache) every layer and applies it to t, then
+ * starts the store's commit and the layer cache's records: *commit must
+ * be finished before anything refers to the new objects.
+ */
 int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 		   struct cfs_store *store, struct cfs_tree *t,
-		   struct convert_stats *st);
+		   struct convert_stats *st, struct convert_commit **commit);
+/* Waits for the commit; -1 with its error if it failed. Frees commit. */
+int convert_commit_finish(struct convert_commit *commit);
 
 struct convert_result {
 	char *manifest_path;
@@ -56,8 +63,8 @@ void convert_print_json(const struct convert_opts *o,
 
 /* Progress on a terminal: layers fetched or cached, bytes. */
 void progress_start(bool enabled, const struct cfs_oci_image *img);
-void progress_add_bytes(uint64_t n);		 /* unpacked bytes */
-void progress_fetched(size_t layer, uint64_t n); /* blob bytes */
+void progress_add_bytes(uint64_t n);		    /* unpacked bytes */
+void progress_blob_bytes(size_t layer, uint64_t n); /* blob bytes */
 void progress_layer_done(size_t layer, bool cached);
 void progress_refresh(void);
 void progress_end(void);

@@ -266,9 +266,10 @@ static int convert(const struct convert_opts *o)
 	struct convert_stats st = {0};
 	struct convert_result res = {0};
 	struct cfs_store_stats sst;
+	struct convert_commit *commit = NULL;
 	uint8_t *manifest = NULL;
 	size_t len;
-	int r = -1, lock = -1;
+	int r = -1, lock = -1, built;
 
 	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform, o->policy) <
 	    0)
@@ -282,16 +283,22 @@ static int convert(const struct convert_opts *o)
 	interrupt_store = store;
 	t = cfs_tree_new();
 	progress_start(o->verbose >= 0 && isatty(2), img);
-	r = convert_layers(o, img, store, t, &st);
+	r = convert_layers(o, img, store, t, &st, &commit);
 	progress_end();
+	if (r == 0) {
+		/* built while the commit waits for the disk */
+		cfs_tree_walk(t, count_node, &st);
+		built = cfs_image_build(t, &manifest, &len);
+		r = convert_commit_finish(commit);
+		if (built < 0)
+			r = -1;
+	}
 	if (interrupted)
 		r = -1;
 	if (r < 0)
 		goto out;
 	r = -1;
-	cfs_tree_walk(t, count_node, &st);
-	if (cfs_image_build(t, &manifest, &len) < 0 ||
-	    convert_write_outputs(o, img, store, manifest, len, &res) < 0)
+	if (convert_write_outputs(o, img, store, manifest, len, &res) < 0)
 		goto out;
 	if (o->podman && register_podman(o, &res) < 0)
 		goto out;

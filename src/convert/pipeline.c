@@ -7,6 +7,7 @@
  * the layer cache are not read at all.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ static ssize_t blob_read(void *opaque, void *buf, size_t n)
 	ssize_t r = cfs_blob_read(cb->blob, buf, n);
 
 	if (r > 0)
-		progress_fetched(cb->layer, (uint64_t)r);
+		progress_blob_bytes(cb->layer, (uint64_t)r);
 	if (r < 0)
 		cfs_error("%s", cfs_strerror_after(cfs_blob_label(cb->blob)));
 	return r;
@@ -239,48 +240,103 @@ static void pipeline_free(struct pipeline *p)
 	free(p->errors);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+static struct pipeline *pipeline_new(const struct convert_opts *o,
+				     struct cfs_oci_image *img,
+				     struct cfs_store *store)
+{
+	struct pipeline *p = xcalloc(1, sizeof(*p));
+	size_t n = img->n_layers;
+
+	p->o = o;
+	p->img = img;
+	p->store = store;
+	p->records = xcalloc(n, sizeof(*p->records));
+	p->state = xcalloc(n, sizeof(*p->state));
+	p->errors = xcalloc(n, sizeof(*p->errors));
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	return p;
+}
+
+/*
+ * The commit (objects durable and named) and the layer cache records, on
+ * a thread of its own: the commit mostly waits for the disk, and the
+ * manifest is built meanwhile.
+ */
+struct convert_commit {
+	struct pipeline *p;
+	pthread_t thread;
+	bool started;
+	int r;
+	char *error;
+};
+
+static void *commit_thread(void *opaque)
+{
+	struct convert_commit *c = opaque;
+
+	/* Objects get their names before anything refers to them. */
+	c->r = cfs_store_commit(c->p->store);
+	if (c->r == 0)
+		save_cache(c->p);
+	else
+		c->error = xstrdup(cfs_strerror());
+	return NULL;
+}
+
+static struct convert_commit *commit_start(struct pipeline *p)
+{
+	struct convert_commit *c = xcalloc(1, sizeof(*c));
+
+	c->p = p;
+	c->started = pthread_create(&c->thread, NULL, commit_thread, c) == 0;
+	return c;
+}
+
+int convert_commit_finish(struct convert_commit *c)
+{
+	int r;
+
+	if (c->started)
+		pthread_join(c->thread, NULL);
+	else
+		commit_thread(c);
+	r = c->r;
+	if (r < 0)
+		cfs_error("%s", c->error);
+	pipeline_free(c->p);
+	free(c->error);
+	free(c);
+	return r;
 }
 
 int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 		   struct cfs_store *store, struct cfs_tree *t,
-		   struct convert_stats *st)
+		   struct convert_stats *st, struct convert_commit **commit)
 {
-	struct pipeline p = {o,
-			     img,
-			     store,
-			     NULL,
-			     NULL,
-			     NULL,
-			     false,
-			     PTHREAD_MUTEX_INITIALIZER,
-			     PTHREAD_COND_INITIALIZER};
+	struct pipeline *p = pipeline_new(o, img, store);
 	size_t n = img->n_layers;
 	struct cfs_pool *readers = NULL;
 	ssize_t failed;
 
-	p.records = xcalloc(n, sizeof(*p.records));
-	p.state = xcalloc(n, sizeof(*p.state));
-	p.errors = xcalloc(n, sizeof(*p.errors));
 	st->layers = (unsigned int)n;
-	load_cached(&p, st);
+	load_cached(p, st);
 	/* Without a thread, the pool reads every layer before any is applied. */
 	if (st->cached_layers < n)
 		readers = cfs_pool_start(
 			cfs_pool_size(o->threads, n - st->cached_layers, 0),
-			worker, &p);
-	failed = apply_all(&p, t);
+			worker, p);
+	failed = apply_all(p, t);
 	cfs_pool_join(readers);
 	if (failed < 0) {
-		/* Objects get their names before anything refers to them. */
-		if (cfs_store_commit(store) < 0)
-			failed = (ssize_t)n;
-		else
-			save_cache(&p);
+		*commit = commit_start(p);
+		return 0;
 	}
-	if (failed >= 0 && failed < (ssize_t)n) {
-		cfs_error("%s", p.errors[failed]);
-		keep_read_layers(&p);
-	}
-	pipeline_free(&p);
-	return failed >= 0 ? -1 : 0;
+	cfs_error("%s", p->errors[failed]);
+	keep_read_layers(p);
+	pipeline_free(p);
+	return -1;
 }

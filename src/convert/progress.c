@@ -23,8 +23,8 @@ static bool enabled;
 static const struct cfs_oci_image *image;
 static const char *verb; /* "fetched" or "read" */
 static atomic_uint layers_done, layers_cached;
-static atomic_uint_fast64_t bytes, fetched;
-static atomic_uint_fast64_t *layer_fetched;
+static atomic_uint_fast64_t bytes, blob_bytes;
+static atomic_uint_fast64_t *layer_blob_bytes;
 static atomic_bool *layer_running;
 static struct timespec last;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -34,7 +34,8 @@ void progress_start(bool on, const struct cfs_oci_image *img)
 	enabled = on;
 	image = img;
 	verb = strncmp(img->source, "docker://", 9) ? "read" : "fetched";
-	layer_fetched = xcalloc(img->n_layers + 1, sizeof(*layer_fetched));
+	layer_blob_bytes =
+		xcalloc(img->n_layers + 1, sizeof(*layer_blob_bytes));
 	layer_running = xcalloc(img->n_layers + 1, sizeof(*layer_running));
 }
 
@@ -43,11 +44,11 @@ void progress_add_bytes(uint64_t n)
 	atomic_fetch_add(&bytes, n);
 }
 
-void progress_fetched(size_t i, uint64_t n)
+void progress_blob_bytes(size_t i, uint64_t n)
 {
 	atomic_store(&layer_running[i], true);
-	atomic_fetch_add(&layer_fetched[i], n);
-	atomic_fetch_add(&fetched, n);
+	atomic_fetch_add(&layer_blob_bytes[i], n);
+	atomic_fetch_add(&blob_bytes, n);
 }
 
 /* "1.5 MiB", "12 KiB", "300 B" into buf */
@@ -78,7 +79,7 @@ static void status_line(void)
 		"%.1f MiB unpacked",
 		atomic_load(&layers_done), image->n_layers,
 		atomic_load(&layers_cached),
-		(double)atomic_load(&fetched) / MIB, verb,
+		(double)atomic_load(&blob_bytes) / MIB, verb,
 		(double)atomic_load(&bytes) / MIB);
 	for (size_t i = 0; i < image->n_layers && shown < RUNNING_SHOWN; i++) {
 		if (!atomic_load(&layer_running[i]))
@@ -86,7 +87,8 @@ static void status_line(void)
 		char got[32], size[32];
 
 		fprintf(stderr, "; layer %zu: %s of %s", i + 1,
-			human(got, sizeof(got), atomic_load(&layer_fetched[i])),
+			human(got, sizeof(got),
+			      atomic_load(&layer_blob_bytes[i])),
 			human(size, sizeof(size), image->layers[i].size));
 		shown++;
 	}
@@ -110,7 +112,8 @@ void progress_layer_done(size_t i, bool cached)
 	else
 		fprintf(stderr, "\r\033[Klayer %zu/%zu %.19s: %s %s\n", i + 1,
 			image->n_layers, short_digest(i),
-			human(got, sizeof(got), atomic_load(&layer_fetched[i])),
+			human(got, sizeof(got),
+			      atomic_load(&layer_blob_bytes[i])),
 			verb);
 	pthread_mutex_unlock(&out_lock);
 }
@@ -137,8 +140,8 @@ void progress_end(void)
 {
 	if (enabled)
 		fputs("\r\033[K", stderr);
-	free(layer_fetched);
+	free(layer_blob_bytes);
 	free(layer_running);
-	layer_fetched = NULL;
+	layer_blob_bytes = NULL;
 	layer_running = NULL;
 }
