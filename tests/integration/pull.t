@@ -179,8 +179,14 @@ podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" || bail "podman conf"
 at_exit "podman --log-level=error unshare true >/dev/null 2>&1; umount -R '$TMP/graph/overlay' 2>/dev/null"
 skopeo --insecure-policy copy -q "oci:$L:shared-a" containers-storage:cfs-app \
 	>"$TMP/cs.log" 2>&1 || diag_file "$TMP/cs.log"
-pull "$TMP/s4" containers-storage:cfs-app >"$TMP/p4.out" 2>"$TMP/p4.err"
+mkdir -p "$TMP/tmpdir" && : >"$TMP/cs.mark" && sleep 1
+TMPDIR=$TMP/tmpdir pull "$TMP/s4" containers-storage:cfs-app >"$TMP/p4.out" 2>"$TMP/p4.err"
 ok $? "containers-storage:NAME" || diag_file "$TMP/p4.err"
+# skopeo spools each layer it serves from containers-storage to a temp file
+# (c/image names them by number) that its proxy never removes
+left=$(find /var/tmp -maxdepth 1 -newer "$TMP/cs.mark" -regex '.*/[0-9]+' | wc -l)
+is "$left $(ls -A "$TMP/tmpdir" | wc -l)" "0 0" \
+	"containers-storage: no temp file left in /var/tmp or \$TMPDIR"
 cmp -s "$TMP/shared-a.cfs" "$(head -1 "$TMP/p4.out")"
 ok $? "containers-storage: gives the same manifest as the layout"
 [ -e "$TMP/s4/refs/docker.io/library/cfs-app:latest" ]

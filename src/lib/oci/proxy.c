@@ -15,6 +15,7 @@
  * fetched at once go through a small pool of proxies.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,6 +52,7 @@ struct oci_proxy {
 	unsigned int n_pool;
 	bool pending; /* Initialize and OpenImage sent, replies not read */
 	bool dead;    /* a spare that failed to open the image */
+	char *tmpdir; /* skopeo --tmpdir: see make_tmpdir */
 };
 
 struct oci_proxy_pipe {
@@ -240,6 +242,41 @@ static void add_platform_args(char **argv, int *argc, const char *platform,
 	}
 }
 
+/*
+ * A directory of its own for skopeo's big temp files (--tmpdir; by
+ * default c/image puts them in /var/tmp), removed once skopeo has exited. skopeo 1.9's
+ * proxy never closes the blob readers it copies into pipes, and the
+ * containers-storage source spools each layer it serves to a temp file
+ * that only that close removes: every conversion from podman's storage
+ * left its layers, uncompressed, in /var/tmp.
+ */
+static void make_tmpdir(struct oci_proxy *p)
+{
+	const char *base = getenv("TMPDIR");
+
+	p->tmpdir = xasprintf("%s/oci2cfs-skopeo.XXXXXX",
+			      base && *base ? base : "/var/tmp");
+	if (!mkdtemp(p->tmpdir)) {
+		free(p->tmpdir);
+		p->tmpdir = NULL;
+	}
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void remove_tmpdir(struct oci_proxy *p)
+{
+	if (p->tmpdir)
+		nftw(p->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(p->tmpdir);
+	p->tmpdir = NULL;
+}
+
 /* In the child: the socket on PROXY_FD, stderr into the memfd. */
 static void exec_skopeo(char **argv, int sock, int errfd)
 {
@@ -259,7 +296,7 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	const char *skopeo = getenv("CFS_SKOPEO");
 	const char *regconf = getenv("CONTAINERS_REGISTRIES_CONF");
 	struct oci_platform pl;
-	char *argv[16];
+	char *argv[18];
 	int argc = 0, sv[2];
 
 	if (platform && oci_platform_parse(&pl, platform) < 0)
@@ -269,6 +306,11 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	if (regconf && *regconf) {
 		argv[argc++] = "--registries-conf";
 		argv[argc++] = (char *)regconf;
+	}
+	make_tmpdir(p);
+	if (p->tmpdir) {
+		argv[argc++] = "--tmpdir";
+		argv[argc++] = p->tmpdir;
 	}
 	add_platform_args(argv, &argc, platform, &pl);
 	argv[argc++] = "experimental-image-proxy";
@@ -282,15 +324,14 @@ static int spawn(struct oci_proxy *p, const char *platform)
 		return -1;
 	}
 	p->pid = fork();
-	if (p->pid < 0) {
-		cfs_error("starting skopeo: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
 	if (p->pid == 0)
 		exec_skopeo(argv, sv[1], p->errfd);
 	close(sv[1]);
+	if (p->pid < 0) {
+		cfs_error("starting skopeo: %s", strerror(errno));
+		close(sv[0]);
+		return -1;
+	}
 	p->sock = sv[0];
 	return 0;
 }
@@ -449,17 +490,41 @@ static struct oci_proxy *take_proxy(struct oci_proxy *p)
 	return p;
 }
 
+/*
+ * Closes the image in skopeo, as the protocol asks, before its socket
+ * ends. A spare still opening it served nothing: it is not waited for.
+ * Any error (skopeo gone, say) leaves the caller's earlier message.
+ */
+static void close_image(struct oci_proxy *p)
+{
+	struct json_object *args;
+	struct reply r;
+	char *saved;
+
+	if (p->sock < 0 || p->pending || p->dead || p->imgid <= 0)
+		return;
+	saved = xstrdup(cfs_strerror());
+	args = json_object_new_array();
+	json_object_array_add(args, json_object_new_int64(p->imgid));
+	if (proxy_call(p, "CloseImage", args, &r) == 0)
+		reply_free(&r);
+	cfs_error("%s", saved);
+	free(saved);
+}
+
 void oci_proxy_close(struct oci_proxy *p)
 {
 	if (!p)
 		return;
 	oci_proxy_close(atomic_load(&p->next));
+	close_image(p);
 	/* skopeo exits at the end of its socket */
 	if (p->sock >= 0)
 		close(p->sock);
 	if (p->pid > 0)
 		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	remove_tmpdir(p);
 	if (p->errfd >= 0)
 		close(p->errfd);
 	pthread_mutex_destroy(&p->lock);
