@@ -284,6 +284,11 @@ static void *commit_thread(void *opaque)
 		save_cache(c->p);
 	else
 		c->error = xstrdup(cfs_strerror());
+	/* not kept until the manifest is built beside them */
+	for (size_t i = 0; i < c->p->img->n_layers; i++) {
+		cfs_layer_free(c->p->records[i]);
+		c->p->records[i] = NULL;
+	}
 	return NULL;
 }
 
