@@ -315,16 +315,12 @@ static int cmp_names(const void *a, const void *b)
 /* The names in a directory, sorted, without "." and "..". */
 static int read_names(struct scan *s, int dfd, char ***out, size_t *n)
 {
-	int fd = dup(dfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cfs_opendir_at(dfd, ".");
 	size_t cap = 0;
 	struct dirent *e;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return fail_errno(s, "opendir");
-	}
 	*out = NULL;
 	*n = 0;
 	errno = 0;

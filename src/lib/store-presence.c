@@ -121,17 +121,11 @@ static void list_fanout(struct presence *p, int f, bool *found)
 	char name[3];
 	struct dirent *e;
 	DIR *d;
-	int fd;
 
 	fanout_name(name, f);
-	fd = openat(cfs_store_dirfd(p->s), name,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = cfs_opendir_at(cfs_store_dirfd(p->s), name);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		digest_t key;
 		const digest_t *hit;

@@ -14,10 +14,11 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
+
+#include "cfs/util.h"
 
 bool cfs_pid_dead(int pid)
 {
@@ -49,15 +50,11 @@ int cfs_fanout_mark_pid(const char *name)
 static void temps_in(int storefd, const char *bucket, int pid, cfs_temp_fn fn,
 		     void *opaque)
 {
-	int fd = openat(storefd, bucket, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cfs_opendir_at(storefd, bucket);
 	struct dirent *e;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		char rel[300];
 

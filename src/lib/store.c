@@ -81,28 +81,24 @@ static void unlink_temp(int storefd, const char *rel, void *opaque)
  * (store-temps.c): those of a converter that died (kill -9, power loss)
  * are removed by the next one to open the store.
  */
-static void remove_stale_tmp(int dirfd)
+static void remove_stale_tmp(int storefd)
 {
-	int fd = openat(dirfd, ".tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cfs_opendir_at(storefd, ".tmp");
 	struct dirent *e;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		int pid;
 
 		if (sscanf(e->d_name, "obj.%d.", &pid) == 1 &&
 		    cfs_pid_dead(pid)) {
-			unlinkat(fd, e->d_name, 0);
+			unlinkat(dirfd(d), e->d_name, 0);
 		} else if (cfs_pid_dead(cfs_fanout_mark_pid(e->d_name))) {
-			cfs_fanout_temps_of(dirfd,
+			cfs_fanout_temps_of(storefd,
 					    cfs_fanout_mark_pid(e->d_name),
 					    unlink_temp, NULL);
-			unlinkat(fd, e->d_name, 0);
+			unlinkat(dirfd(d), e->d_name, 0);
 		}
 	}
 	closedir(d);

@@ -373,3 +373,17 @@ int cfs_mkdir_p(const char *path, unsigned int mode)
 	free(p);
 	return 0;
 }
+
+DIR *cfs_opendir_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}

@@ -76,17 +76,13 @@ static bool regular(int fd, const struct dirent *e, const struct walk *w,
 
 static int walk_bucket(int storefd, const char *bucket, const struct walk *w)
 {
-	int fd = openat(storefd, bucket, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cfs_opendir_at(storefd, bucket);
 	struct dirent *e;
 	char path[CFS_OBJECT_PATH_LEN + 1];
 	int r = 0;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return errno == ENOENT ? 0 : -1;
-	}
 	while (r == 0 && (e = readdir(d))) {
 		struct store_object o = {.path = path};
 		size_t len = strlen(e->d_name);
@@ -100,7 +96,7 @@ static int walk_bucket(int storefd, const char *bucket, const struct walk *w)
 			 (int)(sizeof(path) - 4), e->d_name);
 		if (len != CFS_OBJECT_PATH_LEN - 3 ||
 		    !parse_object_path(path, strlen(path), o.digest) ||
-		    !regular(fd, e, w, &o.size)) {
+		    !regular(dirfd(d), e, w, &o.size)) {
 			if (w->stray) {
 				char *full =
 					xasprintf("%s/%s", bucket, e->d_name);

@@ -3,6 +3,7 @@
 #ifndef CFS_UTIL_H
 #define CFS_UTIL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +81,9 @@ int cfs_write_all(int fd, const void *data, size_t len);
  * (no message: the cfs_read_fn contract).
  */
 int cfs_read_exact(int fd, void *buf, size_t count);
+
+/* A stream of directory path under dirfd; NULL with errno set. */
+DIR *cfs_opendir_at(int dirfd, const char *path);
 
 /* Read a whole file (or "-" for stdin) into memory (NUL-terminated). */
 int cfs_read_file(const char *path, uint8_t **data, size_t *len);
