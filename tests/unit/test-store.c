@@ -128,6 +128,8 @@ static bool placed_soon(const char *dir, const uint8_t *digest,
  * names before the commit; the commit places the rest. Then the same
  * without a commit: what was placed early stays, whole; the rest goes.
  */
+#define SMALL_EARLY 20
+
 static void batch_past_writeback(const char *dir)
 {
 	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
@@ -136,10 +138,18 @@ static void batch_past_writeback(const char *dir)
 	struct cfs_store *s;
 	struct cfs_store_stats st;
 	bool added = true, all = true;
+	char small[SMALL_EARLY][32];
+	uint8_t ds[SMALL_EARLY][CFS_DIGEST_SIZE];
 	int early;
 
 	for (int round = 0; round < 2; round++) {
 		cfs_store_open(&s, dir, &opts);
+		/* small ones first: written beside their names, then placed */
+		for (int i = 0; i < SMALL_EARLY; i++) {
+			snprintf(small[i], sizeof(small[i]), "early %d.%d",
+				 round, i);
+			added &= add(s, small[i], strlen(small[i]), ds[i]) == 0;
+		}
 		for (size_t i = 0; i < n; i++) {
 			memset(data, (int)i + 1 + round * 16, len);
 			added &= add(s, data, len, d[i]) == 0;
@@ -149,6 +159,10 @@ static void batch_past_writeback(const char *dir)
 		   "%zu MiB in one batch: the first object is placed before "
 		   "the commit (round %d)",
 		   n * len >> 20, round + 1);
+		for (int i = 0; i < SMALL_EARLY; i++)
+			all &= object_content_is(dir, ds[i], small[i],
+						 strlen(small[i]));
+		ok(all, "and so are the small objects written before it");
 		if (round == 1)
 			break;
 		ok(cfs_store_commit(s) == 0, "commit past a writeback step");
@@ -157,7 +171,8 @@ static void batch_past_writeback(const char *dir)
 			all &= object_content_is(dir, d[i], data, len);
 		}
 		cfs_store_get_stats(s, &st);
-		ok(all && count_temps(dir) == 0 && st.new_objects == n,
+		ok(all && count_temps(dir) == 0 &&
+			   st.new_objects == n + SMALL_EARLY,
 		   "every object placed, counted once, no temp left");
 		cfs_store_close(s);
 	}
