@@ -244,11 +244,11 @@ static void add_platform_args(char **argv, int *argc, const char *platform,
 
 /*
  * A directory of its own for skopeo's big temp files (--tmpdir; by
- * default c/image puts them in /var/tmp), removed once skopeo has exited. skopeo 1.9's
- * proxy never closes the blob readers it copies into pipes, and the
- * containers-storage source spools each layer it serves to a temp file
- * that only that close removes: every conversion from podman's storage
- * left its layers, uncompressed, in /var/tmp.
+ * default c/image puts them in /var/tmp), removed once skopeo has exited.
+ * skopeo 1.9's proxy never closes the blob readers it copies into pipes,
+ * and the containers-storage source spools each layer it serves to a temp
+ * file that only that close removes: every conversion from podman's
+ * storage left its layers, uncompressed, in /var/tmp.
  */
 static void make_tmpdir(struct oci_proxy *p)
 {
