@@ -8,6 +8,7 @@
 #ifndef CFS_OCI_H
 #define CFS_OCI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -60,6 +61,11 @@ void cfs_oci_close(struct cfs_oci_image *img);
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		      const char *ref, const char *platform,
 		      const char *policy);
+/*
+ * Whether the image's blobs come through skopeo (a registry, podman's
+ * storage): reading one also waits on the network or on skopeo.
+ */
+bool cfs_oci_proxied(const struct cfs_oci_image *img);
 /* A docker reference normalised as podman records it (malloc'ed). */
 char *cfs_oci_normalize_name(const char *name);
 

@@ -40,6 +40,11 @@ int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
 	return 0;
 }
 
+bool cfs_oci_proxied(const struct cfs_oci_image *img)
+{
+	return oci_priv(img)->proxy != NULL;
+}
+
 void cfs_oci_close(struct cfs_oci_image *img)
 {
 	struct oci_priv *priv;
