@@ -21,11 +21,18 @@
 # left out of the target ratio. Peak RSS and CPU seconds (user + system,
 # with children: skopeo) are reported. Runnable-by-podman (the composefs
 # mount) needs the kernel module: that part is in the VM bench (bench/vm.sh).
+# On the loopback the network costs only CPU, so fetching while converting
+# (the direct pull) gains nothing over fetching first; as root, the pulls
+# are timed again with the loopback shaped to LINK_RATE (default 1gbit, a
+# fast LAN or a registry mirror nearby; tc's token bucket filter on lo,
+# removed at exit; LINK_RATE=0 skips it). The local conversion of the
+# layout does not use the network: its row is shared.
 #   bench/pull.sh IMAGEDIR [RUNS]
 set -euo pipefail
 
 image=$1
 runs=${2:-3}
+link_rate=${LINK_RATE:-1gbit}
 here=$(cd "$(dirname "$0")" && pwd)
 oci2cfs=${OCI2CFS:-$here/../build/bin/oci2cfs}
 for t in docker-registry skopeo podman python3 /usr/bin/time; do
@@ -40,8 +47,23 @@ else
 fi
 tmp=$(mktemp -d "${fs:-/var/tmp}/cfs-pull-bench.XXXXXX")
 pids=()
+shaped=
+# The loopback shaped to $link_rate, unless it has a qdisc of its own.
+shape_link() {
+	[ "$link_rate" != 0 ] && [ "$(id -u)" = 0 ] && command -v tc >/dev/null ||
+		return 1
+	tc qdisc show dev lo | grep -q '^qdisc noqueue' || return 1
+	tc qdisc add dev lo root tbf rate "$link_rate" burst 512kb \
+		latency 20ms 2>/dev/null || return 1
+	shaped=1
+}
+unshape_link() {
+	[ -z "$shaped" ] || tc qdisc del dev lo root 2>/dev/null || true
+	shaped=
+}
 cleanup() {
 	local p
+	unshape_link
 	for p in "${pids[@]}"; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -87,27 +109,44 @@ timed() {
 		{ cat "$tmp/err" >&2; echo "bench/pull.sh: $label failed" >&2; exit 1; }
 }
 
-for r in $(seq "$runs"); do
+# One round: each way from the registry to a store; SUFFIX names the link.
+pull_round() {
+	local sfx=$1
 	rm -rf "$tmp/s" "$tmp/lay" "$tmp/s2" "$tmp/graph" "$tmp/run" "$tmp/pc"
 	settle "$tmp/registry"
-	timed "oci2cfs-docker" "$oci2cfs" "docker://$R/bench:1" --store "$tmp/s" \
-		-q --sync=batch --signature-policy "$tmp/policy.json"
+	timed "oci2cfs-docker$sfx" "$oci2cfs" "docker://$R/bench:1" \
+		--store "$tmp/s" -q --sync=batch \
+		--signature-policy "$tmp/policy.json"
 	settle "$tmp/registry"
-	timed "skopeo-copy" skopeo --insecure-policy \
+	timed "skopeo-copy$sfx" skopeo --insecure-policy \
 		--registries-conf "$CONTAINERS_REGISTRIES_CONF" copy -q \
 		"docker://$R/bench:1" "oci:$tmp/lay:bench"
-	timed "layout-writeback" sync -f "$tmp/lay"
-	settle "$tmp/lay"
-	timed "then-oci2cfs" "$oci2cfs" "$tmp/lay" --store "$tmp/s2" -q \
-		--sync=batch
+	if [ -z "$sfx" ]; then
+		timed "layout-writeback" sync -f "$tmp/lay"
+		settle "$tmp/lay"
+		timed "then-oci2cfs" "$oci2cfs" "$tmp/lay" --store "$tmp/s2" \
+			-q --sync=batch
+	fi
 	podman_private_conf "$tmp/pc" "$tmp/graph" "$tmp/run"
 	settle "$tmp/registry"
-	timed "podman-pull" podman pull -q --signature-policy "$tmp/policy.json" \
-		"docker://$R/bench:1"
+	timed "podman-pull$sfx" podman pull -q \
+		--signature-policy "$tmp/policy.json" "docker://$R/bench:1"
 	podman rmi -a -f >/dev/null 2>&1 || true
 	umount -R "$tmp/graph/overlay" 2>/dev/null || true
 	unset CONTAINERS_STORAGE_CONF CONTAINERS_CONF
+}
+
+for r in $(seq "$runs"); do
+	pull_round ""
 done
+if shape_link; then
+	for r in $(seq "$runs"); do
+		pull_round "@link"
+	done
+	unshape_link
+elif [ "$link_rate" != 0 ]; then
+	echo "bench/pull.sh: loopback not shaped (needs root, tc and no qdisc on lo): no $link_rate rows" >&2
+fi
 
 # the update: v2 = v1 with its top layer replaced by a small new one
 python3 - "$image/layout" "$tmp/v2" <<'PY'
@@ -149,7 +188,7 @@ timed "oci2cfs-update" "$oci2cfs" "docker://$R/bench:2" --store "$tmp/s" -q \
 	--signature-policy "$tmp/policy.json"
 after=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
 
-python3 - "$tmp/times" "$((after - before))" <<'PY'
+python3 - "$tmp/times" "$((after - before))" "$link_rate" <<'PY'
 import statistics, sys
 t = {}
 for line in open(sys.argv[1]):
@@ -162,14 +201,21 @@ rss = lambda k: max(r[1] for r in t[k])
 print("registry -> converted (medians of %d runs; s, CPU s, peak RSS KiB, load averages)"
       % len(t["oci2cfs-docker"]))
 for k in ("oci2cfs-docker", "skopeo-copy", "layout-writeback", "then-oci2cfs",
-          "podman-pull", "oci2cfs-update"):
-    print("  %-16s %7.2f  cpu %5.2f  %8d  load %s" % (
-        k, med(k), cpu(k), rss(k), " ".join(r[3] for r in t[k])))
+          "podman-pull", "oci2cfs-update", "oci2cfs-docker@link",
+          "skopeo-copy@link", "podman-pull@link"):
+    if k in t:
+        print("  %-19s %7.2f  cpu %5.2f  %8d  load %s" % (
+            k, med(k), cpu(k), rss(k), " ".join(r[3] for r in t[k])))
 cfs = med("oci2cfs-docker")
 two = med("skopeo-copy") + med("then-oci2cfs")
 print("ratio podman pull / oci2cfs docker://          %.2fx (target >= 2.5x)" % (med("podman-pull") / cfs))
 print("ratio skopeo copy + oci2cfs / oci2cfs docker:// %.2fx (target > 1; %.2fx with the layout's writeback)"
       % (two / cfs, (two + med("layout-writeback")) / cfs))
+if "oci2cfs-docker@link" in t:
+    cfs = med("oci2cfs-docker@link")
+    print("on a %s link (then-oci2cfs shared): podman pull %.2fx, skopeo copy + oci2cfs %.2fx"
+          % (sys.argv[3], med("podman-pull@link") / cfs,
+             (med("skopeo-copy@link") + med("then-oci2cfs")) / cfs))
 print("update (top layer changed): %s blob requests (config + the new layer = 2), %.2f s = %.0f%% of a full pull"
       % (sys.argv[2], med("oci2cfs-update"), 100 * med("oci2cfs-update") / cfs))
 PY
