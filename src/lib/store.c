@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The content-addressed object store. An object is written to .tmp/, its
- * fs-verity digest computed while it is written (one pass over the data)
- * or, for large objects where fs-verity is enabled anyway, taken from the
- * kernel; then, per the sync policy, made durable, verity-enabled and
- * renamed to xx/yyyy... with RENAME_NOREPLACE: a concurrent writer of the
- * same object simply loses the race, and a final name never holds a
- * partial object.
+ * The content-addressed object store: writing objects. A small object is
+ * hashed in memory, then written next to its final name (xx/.obj.PID.N);
+ * a large one goes to .tmp/, its fs-verity digest computed while it is
+ * written (one pass over the data) or, where fs-verity is enabled anyway,
+ * taken from the kernel. Per the sync policy it is then placed at once
+ * (made durable, verity-enabled and renamed to xx/yyyy... with
+ * RENAME_NOREPLACE: a concurrent writer of the same object simply loses
+ * the race, and a final name never holds a partial object), or queued for
+ * the commit (store-commit.c).
  */
 #include "cfs/store.h"
 
@@ -25,51 +27,12 @@
 #include "store-internal.h"
 #include "store-verify.h"
 #include "writeback.h"
-#include "cfs/hashtab.h"
-#include "cfs/pool.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 /* Contents up to this size are hashed in memory before any write. */
 #define SMALL_OBJECT_MAX (256 * 1024)
 #define WRITE_BUF_SIZE (1024 * 1024)
-
-struct pending {
-	char *tmp; /* path relative to the store */
-	uint8_t digest[CFS_DIGEST_SIZE];
-};
-
-struct cfs_store {
-	char *dir;
-	int dirfd;
-	struct cfs_store_opts opts;
-	pthread_mutex_t lock;
-	struct pending *pending;
-	size_t n_pending, cap_pending;
-	struct cfs_htab pending_index; /* digest -> pending entry + 1 */
-	struct cfs_store_stats stats;
-	atomic_bool verity_unsupported;
-	atomic_bool verity_used;
-	atomic_bool interrupted;
-	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
-	atomic_bool create_mode_ok;   /* temp files come out 0644 as made */
-	atomic_uint_fast64_t tmp_seq; /* N in .tmp/obj.PID.N */
-	atomic_int fanout_mark; /* 0 none yet, 1 made, -1 cannot: use .tmp */
-	char mark[40];		/* .tmp/fanout.PID.H: see store-temps.c */
-	int pid; /* getpid() at open: handles are not used across fork */
-	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
-	/*
-	 * Early placement (see pass_done): held by it or by a commit. Under
-	 * lock: pending[0..placed) have been taken (their tmp is NULL);
-	 * commits counts commits, pass_commits was its value when the
-	 * current writeback pass began.
-	 */
-	pthread_mutex_t place_lock;
-	atomic_bool commit_waiting;
-	size_t placed;
-	unsigned int commits, pass_commits;
-	char *early_error; /* under place_lock: a failed early placement */
-};
 
 static void unlink_temp(int storefd, const char *rel, void *opaque)
 {
@@ -104,76 +67,6 @@ static void remove_stale_tmp(int storefd)
 	closedir(d);
 }
 
-static int place_object(struct cfs_store *s, const char *tmp,
-			const uint8_t *digest);
-
-/*
- * Early placement. A writeback pass (writeback.c) makes durable every
- * object that was pending when it began, so those can take their final
- * names right away, on the writeback thread, while the converter goes on:
- * the renames then use a core the last layer leaves idle, and the commit
- * finds few left. They are complete objects that nothing refers to yet,
- * like those a failed conversion leaves for garbage collection.
- */
-static size_t pass_begins(void *opaque)
-{
-	struct cfs_store *s = opaque;
-	size_t n;
-
-	pthread_mutex_lock(&s->lock);
-	n = s->n_pending;
-	s->pass_commits = s->commits;
-	pthread_mutex_unlock(&s->lock);
-	return n;
-}
-
-/* Takes pending[i]'s temp name, unless a commit came since the pass. */
-static char *take_pending(struct cfs_store *s, size_t i,
-			  uint8_t digest[CFS_DIGEST_SIZE])
-{
-	char *tmp = NULL;
-
-	pthread_mutex_lock(&s->lock);
-	if (s->commits == s->pass_commits && i == s->placed &&
-	    i < s->n_pending) {
-		tmp = s->pending[i].tmp;
-		s->pending[i].tmp = NULL;
-		memcpy(digest, s->pending[i].digest, CFS_DIGEST_SIZE);
-		s->placed = i + 1;
-	}
-	pthread_mutex_unlock(&s->lock);
-	return tmp;
-}
-
-/* Whether early placement should stop before pending[i]. */
-static bool stop_placing(struct cfs_store *s, size_t i, size_t mark)
-{
-	return i >= mark || s->early_error || atomic_load(&s->commit_waiting) ||
-	       atomic_load(&s->interrupted);
-}
-
-static void pass_done(void *opaque, size_t mark)
-{
-	struct cfs_store *s = opaque;
-	uint8_t digest[CFS_DIGEST_SIZE];
-	size_t i;
-
-	pthread_mutex_lock(&s->place_lock);
-	pthread_mutex_lock(&s->lock);
-	i = s->placed;
-	pthread_mutex_unlock(&s->lock);
-	for (; !stop_placing(s, i, mark); i++) {
-		char *tmp = take_pending(s, i, digest);
-
-		if (!tmp)
-			break;
-		if (place_object(s, tmp, digest) < 0)
-			s->early_error = xstrdup(cfs_strerror());
-		free(tmp);
-	}
-	pthread_mutex_unlock(&s->place_lock);
-}
-
 int cfs_store_open(struct cfs_store **out, const char *dir,
 		   const struct cfs_store_opts *opts)
 {
@@ -199,7 +92,7 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->place_lock, NULL);
 	if (s->opts.sync == CFS_SYNC_BATCH) {
-		struct cfs_writeback_hooks hooks = {pass_begins, pass_done, s};
+		struct cfs_writeback_hooks hooks = cfs_store_early_hooks(s);
 
 		s->writeback = cfs_writeback_start(s->dirfd, &hooks);
 	}
@@ -212,16 +105,9 @@ void cfs_store_close(struct cfs_store *s)
 	if (!s)
 		return;
 	cfs_writeback_stop(s->writeback);
-	for (size_t i = 0; i < s->n_pending; i++) {
-		if (s->pending[i].tmp)
-			unlinkat(s->dirfd, s->pending[i].tmp, 0);
-		free(s->pending[i].tmp);
-	}
-	free(s->pending);
-	free(s->early_error);
+	cfs_store_pending_free(s);
 	if (atomic_load(&s->fanout_mark) > 0)
 		unlinkat(s->dirfd, s->mark, 0);
-	cfs_htab_free(&s->pending_index);
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->place_lock);
@@ -257,32 +143,6 @@ void cfs_store_get_stats(struct cfs_store *s, struct cfs_store_stats *st)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static bool pending_has(struct cfs_store *s, const uint8_t *digest)
-{
-	struct cfs_htab_probe p;
-
-	for (size_t v = cfs_htab_first(&s->pending_index,
-				       cfs_hash_digest(digest), &p);
-	     v; v = cfs_htab_next(&s->pending_index, &p))
-		if (!memcmp(s->pending[v - 1].digest, digest, CFS_DIGEST_SIZE))
-			return true;
-	return false;
-}
-
-static void pending_add(struct cfs_store *s, char *tmp, const uint8_t *digest)
-{
-	if (s->n_pending == s->cap_pending) {
-		s->cap_pending = s->cap_pending ? 2 * s->cap_pending : 64;
-		s->pending = xrealloc(s->pending,
-				      s->cap_pending * sizeof(*s->pending));
-	}
-	s->pending[s->n_pending].tmp = tmp;
-	memcpy(s->pending[s->n_pending].digest, digest, CFS_DIGEST_SIZE);
-	s->n_pending++;
-	cfs_htab_insert(&s->pending_index, cfs_hash_digest(digest),
-			s->n_pending);
-}
-
 static bool object_exists(struct cfs_store *s, const uint8_t *digest)
 {
 	char path[CFS_OBJECT_PATH_LEN + 1];
@@ -311,7 +171,7 @@ bool cfs_store_has(struct cfs_store *s, const uint8_t digest[CFS_DIGEST_SIZE])
 	bool r;
 
 	pthread_mutex_lock(&s->lock);
-	r = pending_has(s, digest);
+	r = cfs_store_pending_has(s, digest);
 	pthread_mutex_unlock(&s->lock);
 	return r || object_exists(s, digest);
 }
@@ -457,9 +317,7 @@ static int enable_verity(struct cfs_store *s, const char *tmp)
 	return 0;
 }
 
-/* Verity, then the final name; losing a race to an equal object is fine. */
-static int place_object(struct cfs_store *s, const char *tmp,
-			const uint8_t *digest)
+int cfs_store_place(struct cfs_store *s, const char *tmp, const uint8_t *digest)
 {
 	char path[CFS_OBJECT_PATH_LEN + 1];
 	int r;
@@ -517,17 +375,17 @@ static int file_object(struct cfs_store *s, int r, char *tmp,
 		       const uint8_t *digest, uint64_t size, bool looked)
 {
 	pthread_mutex_lock(&s->lock);
-	if (r == 0 &&
-	    (pending_has(s, digest) || (!looked && object_exists(s, digest)))) {
+	if (r == 0 && (cfs_store_pending_has(s, digest) ||
+		       (!looked && object_exists(s, digest)))) {
 		s->stats.existing_objects++;
 	} else if (r == 0 && s->opts.sync == CFS_SYNC_BATCH) {
-		pending_add(s, tmp, digest);
+		cfs_store_pending_add(s, tmp, digest);
 		tmp = NULL;
 		s->stats.new_objects++;
 		s->stats.new_bytes += size;
 		cfs_writeback_note(s->writeback, size);
 	} else if (r == 0) {
-		r = place_object(s, tmp, digest);
+		r = cfs_store_place(s, tmp, digest);
 		if (r == 0) {
 			s->stats.new_objects++;
 			s->stats.new_bytes += size;
@@ -758,122 +616,4 @@ int cfs_store_add_fd(struct cfs_store *s, int fd, uint64_t size,
 		return -1;
 	}
 	return cfs_store_add_stream(s, cfs_fd_read_fn, &fd, size, digest);
-}
-
-/*
- * Enabling fs-verity makes the kernel read and hash the object and write
- * its Merkle tree, and ext4 and btrfs wait for that writeback before the
- * ioctl returns. One object at a time leaves the CPUs idle while the disk
- * works and the disk idle while a CPU hashes, so a batch is placed by
- * several threads.
- */
-#define COMMIT_THREADS 8
-#define COMMIT_MIN_PER_THREAD 16
-
-struct commit_job {
-	struct cfs_store *s;
-	atomic_size_t next;
-	atomic_bool failed;
-	pthread_mutex_t lock;
-	char error[1024];
-};
-
-static void commit_fail(struct commit_job *j)
-{
-	pthread_mutex_lock(&j->lock);
-	if (!atomic_exchange(&j->failed, true))
-		snprintf(j->error, sizeof(j->error), "%s", cfs_strerror());
-	pthread_mutex_unlock(&j->lock);
-}
-
-static void commit_worker(void *opaque)
-{
-	struct commit_job *j = opaque;
-	struct cfs_store *s = j->s;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&j->next, 1)) < s->n_pending) {
-		struct pending *p = &s->pending[i];
-
-		if (!p->tmp) /* placed early */
-			continue;
-		if (atomic_load(&j->failed) || atomic_load(&s->interrupted))
-			unlinkat(s->dirfd, p->tmp, 0);
-		else if (place_object(s, p->tmp, p->digest) < 0)
-			commit_fail(j);
-	}
-}
-
-/* Places every pending object; they were made durable by the caller. */
-static int place_pending(struct cfs_store *s)
-{
-	struct commit_job j = {.s = s};
-	size_t n = s->n_pending / COMMIT_MIN_PER_THREAD;
-
-	pthread_mutex_init(&j.lock, NULL);
-	cfs_pool_run(n < 1		  ? 1
-		     : n > COMMIT_THREADS ? COMMIT_THREADS
-					  : n,
-		     commit_worker, &j);
-	pthread_mutex_destroy(&j.lock);
-	if (atomic_load(&j.failed)) {
-		cfs_error("%s", j.error);
-		return -1;
-	}
-	if (atomic_load(&s->interrupted)) {
-		cfs_error("%s: interrupted", s->dir);
-		return -1;
-	}
-	return 0;
-}
-
-/* Stops early placement until the commit is done. */
-static void commit_begin(struct cfs_store *s)
-{
-	atomic_store(&s->commit_waiting, true);
-	pthread_mutex_lock(&s->place_lock);
-	atomic_store(&s->commit_waiting, false);
-	pthread_mutex_lock(&s->lock);
-}
-
-static int commit_end(struct cfs_store *s, int r)
-{
-	if (r == 0 && s->early_error) {
-		cfs_error("%s", s->early_error);
-		r = -1;
-	}
-	free(s->early_error);
-	s->early_error = NULL;
-	s->n_pending = 0;
-	s->placed = 0;
-	s->commits++;
-	cfs_htab_clear(&s->pending_index);
-	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_unlock(&s->place_lock);
-	return r;
-}
-
-int cfs_store_commit(struct cfs_store *s)
-{
-	int r = 0;
-
-	commit_begin(s);
-	if (s->n_pending && syncfs(s->dirfd) < 0) {
-		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
-		r = -1;
-	}
-	if (r == 0) {
-		r = place_pending(s);
-	} else {
-		for (size_t i = 0; i < s->n_pending; i++)
-			if (s->pending[i].tmp)
-				unlinkat(s->dirfd, s->pending[i].tmp, 0);
-	}
-	for (size_t i = 0; i < s->n_pending; i++)
-		free(s->pending[i].tmp);
-	if (r == 0 && s->n_pending && syncfs(s->dirfd) < 0) {
-		cfs_error("%s: syncfs: %s", s->dir, strerror(errno));
-		r = -1;
-	}
-	return commit_end(s, r);
 }
