@@ -91,11 +91,25 @@ for i in $(seq 50); do
 	sleep 0.2
 done
 
-# Before a timed command: nothing dirty, caches dropped, FILES... read back.
+# The tools' executables and the libraries they load: a user's tools are
+# usually in the page cache, and convert.py warms them too.
+tool_files() { # COMMAND...
+	local t p
+	for t in "$@"; do
+		p=$(command -v "$t") || continue
+		echo "$p"
+		ldd "$p" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}'
+	done | sort -u
+}
+mapfile -t tools < <(tool_files "$oci2cfs" skopeo podman)
+
+# Before a timed command: nothing dirty, caches dropped, FILES... and the
+# tools read back.
 settle() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	find "$@" -type f -exec cat {} + >/dev/null
+	cat "${tools[@]}" >/dev/null
 }
 
 # label command...: appends "label seconds peak-KiB cpu-seconds load" to
