@@ -163,7 +163,7 @@ elif [ "$link_rate" != 0 ]; then
 fi
 
 # the update: v2 = v1 with its top layer replaced by a small new one
-python3 - "$image/layout" "$tmp/v2" <<'PY'
+new_blobs=$(python3 - "$image/layout" "$tmp/v2" <<'PY'
 import gzip, hashlib, io, json, os, shutil, sys, tarfile
 src, dst = sys.argv[1:3]
 shutil.copytree(src, dst)
@@ -189,20 +189,23 @@ cfg["rootfs"]["diff_ids"][-1] = "sha256:" + hashlib.sha256(tar).hexdigest()
 c = json.dumps(cfg).encode(); man["config"] = dict(man["config"], digest=put(c), size=len(c))
 mb = json.dumps(man).encode(); m["digest"] = put(mb); m["size"] = len(mb)
 json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
-print(len(gz))
+print(len(gz), len(c))
 PY
+)
 skopeo --insecure-policy copy -q --dest-tls-verify=false "oci:$tmp/v2:bench" \
 	"docker://$R/bench:2"
 rm -rf "$tmp/s"
 "$oci2cfs" "docker://$R/bench:1" --store "$tmp/s" -q \
 	--signature-policy "$tmp/policy.json" >/dev/null
-before=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
+before=$(wc -l <"$tmp/registry.log")
 settle "$tmp/registry"
 timed "oci2cfs-update" "$oci2cfs" "docker://$R/bench:2" --store "$tmp/s" -q \
 	--signature-policy "$tmp/policy.json"
-after=$(grep -ac "GET /v2/bench/blobs/" "$tmp/registry.log" || true)
+# blob requests of the update and the bytes served (access log: status, size)
+fetched=$(tail -n +"$((before + 1))" "$tmp/registry.log" |
+	awk '/"GET \/v2\/bench\/blobs\// { n++; b += $(NF - 2) } END { print n + 0, b + 0 }')
 
-python3 - "$tmp/times" "$((after - before))" "$link_rate" <<'PY'
+python3 - "$tmp/times" "$fetched" "$link_rate" "$new_blobs" <<'PY'
 import statistics, sys
 t = {}
 for line in open(sys.argv[1]):
@@ -230,6 +233,9 @@ if "oci2cfs-docker@link" in t:
     print("on a %s link (then-oci2cfs shared): podman pull %.2fx, skopeo copy + oci2cfs %.2fx"
           % (sys.argv[3], med("podman-pull@link") / cfs,
              (med("skopeo-copy@link") + med("then-oci2cfs")) / cfs))
-print("update (top layer changed): %s blob requests (config + the new layer = 2), %.2f s = %.0f%% of a full pull"
-      % (sys.argv[2], med("oci2cfs-update"), 100 * med("oci2cfs-update") / cfs))
+n, got = map(int, sys.argv[2].split())
+layer, config = map(int, sys.argv[4].split())
+print("update (top layer changed): %d blob requests, %d bytes (the new layer %d + its config %d = %d), %.2f s = %.0f%% of a full pull"
+      % (n, got, layer, config, layer + config, med("oci2cfs-update"),
+         100 * med("oci2cfs-update") / med("oci2cfs-docker")))
 PY
