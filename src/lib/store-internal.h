@@ -34,6 +34,7 @@ struct cfs_store {
 	atomic_uint_fast64_t tmp_seq; /* N in .tmp/obj.PID.N */
 	atomic_int fanout_mark; /* 0 none yet, 1 made, -1 cannot: use .tmp */
 	char mark[40];		/* .tmp/fanout.PID.H: see store-temps.c */
+	int mark_fd;		/* the marker, held locked */
 	int pid; /* getpid() at open: handles are not used across fork */
 	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
 	/*

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,25 +47,7 @@ static void unlink_temp(int storefd, const char *rel, void *opaque)
  */
 static void remove_stale_tmp(int storefd)
 {
-	DIR *d = cfs_opendir_at(storefd, ".tmp");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		int pid;
-
-		if (sscanf(e->d_name, "obj.%d.", &pid) == 1 &&
-		    cfs_pid_dead(pid)) {
-			unlinkat(dirfd(d), e->d_name, 0);
-		} else if (cfs_pid_dead(cfs_fanout_mark_pid(e->d_name))) {
-			cfs_fanout_temps_of(storefd,
-					    cfs_fanout_mark_pid(e->d_name),
-					    unlink_temp, NULL);
-			unlinkat(dirfd(d), e->d_name, 0);
-		}
-	}
-	closedir(d);
+	cfs_gone_temps(storefd, unlink_temp, NULL);
 }
 
 int cfs_store_open(struct cfs_store **out, const char *dir,
@@ -106,8 +89,11 @@ void cfs_store_close(struct cfs_store *s)
 		return;
 	cfs_writeback_stop(s->writeback);
 	cfs_store_pending_free(s);
-	if (atomic_load(&s->fanout_mark) > 0)
+	/* removed while still locked: no one finds it unlocked */
+	if (atomic_load(&s->fanout_mark) > 0) {
 		unlinkat(s->dirfd, s->mark, 0);
+		close(s->mark_fd);
+	}
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->place_lock);
@@ -195,6 +181,54 @@ static void fix_mode(struct cfs_store *s, int fd)
 }
 
 /*
+ * A new marker, locked. One swept as a gone writer's between its creation
+ * and the lock (store-temps.c) is found unlinked, and another is made.
+ */
+static int make_mark(struct cfs_store *s)
+{
+	static atomic_uint handles;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		struct stat st;
+		int fd;
+
+		snprintf(s->mark, sizeof(s->mark), ".tmp/fanout.%d.%u", s->pid,
+			 atomic_fetch_add(&handles, 1));
+		fd = openat(s->dirfd, s->mark,
+			    O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST)
+			continue; /* a gone writer's of the same PID */
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 &&
+		    st.st_nlink > 0)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * Makes this handle's marker once, before its first temp; false if it
+ * cannot (then its temps are told live or dead by its PID alone).
+ */
+static bool mark_writer(struct cfs_store *s)
+{
+	int m = atomic_load(&s->fanout_mark);
+
+	if (m)
+		return m > 0;
+	pthread_mutex_lock(&s->lock);
+	if (!atomic_load(&s->fanout_mark)) {
+		s->mark_fd = make_mark(s);
+		atomic_store(&s->fanout_mark, s->mark_fd >= 0 ? 1 : -1);
+	}
+	m = atomic_load(&s->fanout_mark);
+	pthread_mutex_unlock(&s->lock);
+	return m > 0;
+}
+
+/*
  * A new temp file .tmp/obj.PID.N; returns fd and its store-relative name.
  * N counts up per handle, so only a dead process's leftover of the same
  * PID can be in the way.
@@ -204,6 +238,7 @@ static int tmp_create(struct cfs_store *s, char **name)
 	char path[64];
 	int fd;
 
+	(void)mark_writer(s);
 	do {
 		snprintf(path, sizeof(path), ".tmp/obj.%d.%" PRIuFAST64, s->pid,
 			 atomic_fetch_add(&s->tmp_seq, 1));
@@ -235,31 +270,6 @@ static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
 	return 0;
 }
 
-/* Makes this handle's .tmp/fanout.PID.H once; false if it cannot. */
-static bool mark_fanout_temps(struct cfs_store *s)
-{
-	static atomic_uint handles;
-	int m = atomic_load(&s->fanout_mark);
-
-	if (m)
-		return m > 0;
-	pthread_mutex_lock(&s->lock);
-	if (!atomic_load(&s->fanout_mark)) {
-		int fd;
-
-		snprintf(s->mark, sizeof(s->mark), ".tmp/fanout.%d.%u", s->pid,
-			 atomic_fetch_add(&handles, 1));
-		fd = openat(s->dirfd, s->mark, O_WRONLY | O_CREAT | O_CLOEXEC,
-			    0644);
-		if (fd >= 0)
-			close(fd);
-		atomic_store(&s->fanout_mark, fd >= 0 ? 1 : -1);
-	}
-	m = atomic_load(&s->fanout_mark);
-	pthread_mutex_unlock(&s->lock);
-	return m > 0;
-}
-
 /*
  * A temp file for an object whose digest is known: xx/.obj.PID.N, beside
  * its final name (store-temps.c); in .tmp/ if that cannot be.
@@ -271,7 +281,7 @@ static int tmp_create_beside(struct cfs_store *s, const uint8_t *digest,
 	int fd;
 
 	snprintf(path, sizeof(path), "%02x/", digest[0]);
-	if (!mark_fanout_temps(s) || make_fanout_dir(s, path, digest[0]) < 0)
+	if (!mark_writer(s) || make_fanout_dir(s, path, digest[0]) < 0)
 		return tmp_create(s, name);
 	do {
 		snprintf(path, sizeof(path), "%02x/.obj.%d.%" PRIuFAST64,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Leftovers of dead processes: objects being written (.tmp/obj.PID.*, and
- * xx/.obj.PID.* with their marker .tmp/fanout.PID.H: store-temps.c),
+ * Leftovers of dead processes: objects being written (.tmp/obj.PID.* and
+ * xx/.obj.PID.*, with their writer's marker .tmp/fanout.PID.H, which a
+ * live writer holds locked: store-temps.c),
  * files being replaced atomically (images/ and layers/: NAME.tmp.PID.*),
  * and an image's config or OCI manifest without its manifest (a converter
  * writes them first, so they outlive one killed in between).
@@ -18,16 +19,13 @@
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
-/* "obj.PID.N" in .tmp/, or "NAME.tmp.PID.XXXXXX" elsewhere. */
-static bool dead_temp(const char *name, bool in_tmp)
+/* "NAME.tmp.PID.XXXXXX", of a PID that runs nowhere here. */
+static bool dead_temp(const char *name)
 {
-	const char *t = in_tmp ? name : strstr(name, ".tmp.");
+	const char *t = strstr(name, ".tmp.");
 	int pid;
 
-	if (!t)
-		return false;
-	return sscanf(t, in_tmp ? "obj.%d." : ".tmp.%d.", &pid) == 1 &&
-	       cfs_pid_dead(pid);
+	return t && sscanf(t, ".tmp.%d.", &pid) == 1 && cfs_pid_dead(pid);
 }
 
 /* images/ID.json or ID.manifest.json whose ID.cfs is gone. */
@@ -64,35 +62,16 @@ static void report_temp(int storefd, const char *rel, void *opaque)
 	c->fn(rel, c->opaque);
 }
 
-/* A dead writer's temps in fanout dirs, found by its marker in .tmp/. */
-static void fanout_temps(const char *store, const char *mark, leftover_fn fn,
-			 void *opaque)
-{
-	struct temp_ctx c = {fn, opaque};
-	int fd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	cfs_fanout_temps_of(fd, cfs_fanout_mark_pid(mark), report_temp, &c);
-	close(fd);
-}
-
 static void scan(const char *store, const char *sub, leftover_fn fn,
 		 void *opaque)
 {
 	char *dir = xasprintf("%s/%s", store, sub);
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	bool in_tmp = !strcmp(sub, ".tmp");
 	bool images = !strcmp(sub, "images");
 
 	while (d && (e = readdir(d))) {
-		bool mark =
-			in_tmp && cfs_pid_dead(cfs_fanout_mark_pid(e->d_name));
-
-		if (mark)
-			fanout_temps(store, e->d_name, fn, opaque);
-		if (mark || dead_temp(e->d_name, in_tmp) ||
+		if (dead_temp(e->d_name) ||
 		    (images && orphan_side_file(store, e->d_name))) {
 			char *path = xasprintf("%s/%s", sub, e->d_name);
 
@@ -107,7 +86,13 @@ static void scan(const char *store, const char *sub, leftover_fn fn,
 
 void store_dead_leftovers(const char *store, leftover_fn fn, void *opaque)
 {
-	scan(store, ".tmp", fn, opaque);
+	struct temp_ctx c = {fn, opaque};
+	int fd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		cfs_gone_temps(fd, report_temp, &c);
+		close(fd);
+	}
 	scan(store, "images", fn, opaque);
 	scan(store, "layers", fn, opaque);
 }

@@ -107,7 +107,12 @@ size_t hash_objects(const char *store, struct hashed_object *objs, size_t n,
 		    int threads);
 
 /* --- .tmp and leftover files of dead processes (leftovers.c) */
-/* Dead: "obj.PID.*" in .tmp/ whose PID no longer runs. */
+/*
+ * Temps of writers that are gone (see store-temps.c: a live writer holds
+ * its marker locked), files being replaced by a PID that runs nowhere
+ * here, and orphan config or OCI manifest files: each as a store-relative
+ * path.
+ */
 typedef void (*leftover_fn)(const char *path, void *opaque);
 void store_dead_leftovers(const char *store, leftover_fn fn, void *opaque);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -280,6 +281,18 @@ static void touch(const char *store, const char *rel)
 	free(path);
 }
 
+/* Opens store/rel and locks it as its writer would; returns the fd. */
+static int hold_lock(const char *store, const char *rel)
+{
+	char *path = xasprintf("%s/%s", store, rel);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		ok(0, "lock %s", path);
+	free(path);
+	return fd;
+}
+
 /* A process that has exited and been reaped. */
 static int dead_pid(void)
 {
@@ -302,7 +315,7 @@ static void fanout_temps(const char *dir)
 	uint8_t d[32];
 	char temp[64], mark[64], dead_temp[64], dead_mark[64], live_temp[64],
 		live_mark[64];
-	int dead = dead_pid(), live = (int)getppid();
+	int dead = dead_pid(), live = (int)getppid(), lock_fd;
 
 	cfs_store_open(&s, dir, &opts);
 	add(s, "beside", 6, d);
@@ -324,14 +337,67 @@ static void fanout_temps(const char *dir)
 	touch(dir, dead_mark);
 	touch(dir, live_temp);
 	touch(dir, live_mark);
+	lock_fd = hold_lock(dir, live_mark);
 	cfs_store_open(&s, dir, &opts);
 	cfs_store_close(s);
 	ok(!exists(dir, dead_temp) && !exists(dir, dead_mark),
 	   "a dead writer's temp in a fanout dir and its marker are removed");
 	ok(exists(dir, live_temp) && exists(dir, live_mark),
-	   "a live writer's are left alone");
+	   "a live writer's (its marker locked) are left alone");
+	close(lock_fd);
 	remove_rel(dir, live_temp);
 	remove_rel(dir, live_mark);
+}
+
+/* How many of the n store-relative paths exist. */
+static int count_existing(const char *store, char *const *rels, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += exists(store, rels[i]);
+	return k;
+}
+
+/*
+ * Whether a writer is gone is its marker's lock, not its PID: a writer
+ * whose PID runs nowhere here (another PID namespace) keeps its temps
+ * while it holds its marker; one whose PID now belongs to another process
+ * (reused after a reboot) loses them, large ones in .tmp/ too.
+ */
+static void writers_by_lock(const char *dir)
+{
+	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
+	struct cfs_store *s;
+	int pids[2] = {dead_pid(), (int)getppid()}, fd;
+	char *temps[2][3]; /* [elsewhere, reused][small, large, marker] */
+	char *ab = xasprintf("%s/ab", dir);
+
+	mkdir(ab, 0755);
+	for (int w = 0; w < 2; w++) {
+		temps[w][0] = xasprintf("ab/.obj.%d.1", pids[w]);
+		temps[w][1] = xasprintf(".tmp/obj.%d.2", pids[w]);
+		temps[w][2] = xasprintf(".tmp/fanout.%d.0", pids[w]);
+		for (int i = 0; i < 3; i++)
+			touch(dir, temps[w][i]);
+	}
+	fd = hold_lock(dir, temps[0][2]);
+	cfs_store_open(&s, dir, &opts);
+	cfs_store_close(s);
+	ok(count_existing(dir, temps[0], 3) == 3,
+	   "a writer whose PID runs nowhere here keeps its temps while its "
+	   "marker is locked");
+	ok(count_existing(dir, temps[1], 3) == 0,
+	   "a writer whose marker is unlocked is gone, though its PID runs");
+	close(fd);
+	cfs_store_open(&s, dir, &opts);
+	cfs_store_close(s);
+	ok(count_existing(dir, temps[0], 3) == 0,
+	   "once its marker is unlocked, the other writer's temps go too");
+	for (int w = 0; w < 2; w++)
+		for (int i = 0; i < 3; i++)
+			free(temps[w][i]);
+	free(ab);
 }
 
 int main(void)
@@ -383,6 +449,7 @@ int main(void)
 	   "uncommitted object, its temp file and marker removed on close");
 	batch_past_writeback(dir);
 	fanout_temps(dir);
+	writers_by_lock(dir);
 	big[1] = 'm';
 	modes_and_temp_names(dir, tmpdir, big, big_len);
 
@@ -400,7 +467,7 @@ int main(void)
 	ok(!memcmp(args[0].digest, args[3].digest, 32) &&
 		   object_content_is(dir, args[0].digest, big, big_len),
 	   "one object, right content");
-	ok(count_files(tmpdir) == 0, "losers of the race left no temp file");
+	ok(count_temps(dir) == 0, "losers of the race left no temp file");
 	cfs_store_close(s);
 
 	ok(cfs_store_open(&s, "/proc/version/x", &opts) < 0,

@@ -6,9 +6,10 @@
  *   STORE/images/ID.manifest.json  the OCI manifest
  *   STORE/refs/NAME                symlink to ../images/ID.cfs
  *   STORE/layers/DIFFID            layer cache records
- *   STORE/.tmp/                    objects being written (obj.PID.N)
- *   STORE/xx/.obj.PID.N            small objects being written, marked by
- *   STORE/.tmp/fanout.PID.H        while their writer may have some
+ *   STORE/.tmp/obj.PID.N           large objects being written
+ *   STORE/xx/.obj.PID.N            small objects being written
+ *   STORE/.tmp/fanout.PID.H        marks a writer that may have either,
+ *                                  held locked by it (flock)
  *   STORE/.lock                    the store lock
  * Tools call these instead of composing paths.
  *
@@ -84,17 +85,19 @@ char *cfs_layout_resolve(const char *store, const char *name_or_path);
  */
 int cfs_layout_move_aside_at(int dirfd, const char *rel);
 
-/* The store lock; returns an fd to pass to cfs_store_unlock, or -1. */
 /* Whether no process pid exists (kill(pid, 0) says ESRCH). */
 bool cfs_pid_dead(int pid);
 /* The writer's PID if name is a temp object in a fanout dir, else 0. */
 int cfs_fanout_temp_pid(const char *name);
-/* The writer's PID if name (in .tmp/) marks fanout temps, else 0. */
-int cfs_fanout_mark_pid(const char *name);
 typedef void (*cfs_temp_fn)(int storefd, const char *rel, void *opaque);
-/* Calls fn with the store-relative path of each fanout temp of pid. */
-void cfs_fanout_temps_of(int storefd, int pid, cfs_temp_fn fn, void *opaque);
+/*
+ * Calls fn with the store-relative path of each temp of a writer that is
+ * gone (.tmp/obj.PID.N, xx/.obj.PID.N), then with its marker: a live
+ * writer holds its marker locked (store-temps.c).
+ */
+void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque);
 
+/* The store lock; returns an fd to pass to cfs_store_unlock, or -1. */
 int cfs_store_lock(const char *store, bool exclusive);
 void cfs_store_unlock(int fd);
 
