@@ -580,7 +580,6 @@ int oci_proxy_blob(struct oci_proxy *p, const char *digest, uint64_t size,
 		   struct oci_proxy_pipe **out)
 {
 	struct json_object *args = json_object_new_array();
-
 	int r;
 
 	p = take_proxy(p);
