@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cfs/image.h"
+#include "cfs/store-layout.h"
 #include "mkcfs.h"
 #include "cfs/util.h"
 #include "cfs/verity.h"
@@ -165,14 +166,33 @@ static int build_and_write(const struct mkcfs_opts *o, struct cfs_tree *t)
 	return r;
 }
 
-static int run(const struct mkcfs_opts *o)
+/*
+ * The store, open and locked shared as a conversion locks it (cfs-store(8)):
+ * a gc waits until the image is written, so it cannot remove an object
+ * this run found already stored and names.
+ */
+static int open_store(const struct mkcfs_opts *o, struct cfs_store **store,
+		      int *lock)
 {
 	struct cfs_store_opts sopts = {.sync = o->sync};
+
+	if (cfs_store_open(store, o->store_dir, &sopts) < 0)
+		return -1;
+	*lock = cfs_store_lock(o->store_dir, false);
+	if (*lock >= 0)
+		return 0;
+	cfs_store_close(*store);
+	*store = NULL;
+	return -1;
+}
+
+static int run(const struct mkcfs_opts *o)
+{
 	struct cfs_store *store = NULL;
 	struct cfs_tree *t;
-	int r = -1;
+	int r = -1, lock = -1;
 
-	if (o->store_dir && cfs_store_open(&store, o->store_dir, &sopts) < 0)
+	if (o->store_dir && open_store(o, &store, &lock) < 0)
 		return -1;
 	t = mkcfs_load(o, store);
 	/* Objects must be in place before an image names them. */
@@ -181,6 +201,7 @@ static int run(const struct mkcfs_opts *o)
 	cfs_tree_free(t);
 	if (store)
 		cfs_store_close(store);
+	cfs_store_unlock(lock);
 	return r;
 }
 

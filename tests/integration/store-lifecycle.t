@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 36
+plan 38
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -108,6 +108,22 @@ wait $p1 || bad=1
 wait $p2 || bad=1
 ok $bad "gc in a loop with converters and rm: every kept manifest whole"
 is "$(missing_all "$C")" "" "no kept manifest misses an object at the end"
+
+# --- mkcfs --digest-store locks the store as a conversion does ------------
+M=$TMP/m
+mkdir -p "$TMP/mtree/d/e" && echo deep >"$TMP/mtree/d/e/f"
+mkdir -p "$M" && : >"$M/.lock"
+(exec 9<"$M/.lock" && flock 9 && exec sleep 600) >/dev/null 2>&1 &
+gc_like=$!
+while flock -n "$M/.lock" true; do sleep 0.05; done
+"$CFS_BIN/mkcfs" --digest-store "$M" "$TMP/mtree" "$TMP/m.cfs" &
+mk=$!
+for i in $(seq 1 20); do [ -e "$TMP/m.cfs" ] && break; sleep 0.05; done
+[ ! -e "$TMP/m.cfs" ] && kill -0 "$mk" 2>/dev/null
+ok $? "mkcfs --digest-store waits while gc holds the store"
+kill "$gc_like" && wait "$mk" && { wait "$gc_like" 2>/dev/null; :; } &&
+	[ -z "$("$CFS_BIN/cfs-info" missing-objects --basedir "$M" "$TMP/m.cfs")" ]
+ok $? "and writes its image, every object in place, once gc is done"
 
 # --- gc killed with SIGKILL at many points -------------------------------
 K=$TMP/k
