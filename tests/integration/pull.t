@@ -187,6 +187,14 @@ ok $? "containers-storage:NAME" || diag_file "$TMP/p4.err"
 left=$(find /var/tmp -maxdepth 1 -newer "$TMP/cs.mark" -regex '.*/[0-9]+' | wc -l)
 is "$left $(ls -A "$TMP/tmpdir" | wc -l)" "0 0" \
 	"containers-storage: no temp file left in /var/tmp or \$TMPDIR"
+TMPDIR=$TMP/no-such-dir pull "$TMP/s4b" containers-storage:cfs-app \
+	>/dev/null 2>"$TMP/p4b.err"
+st=$?
+[ $st = 1 ] && [ "$(wc -l <"$TMP/p4b.err")" = 1 ] &&
+	grep -qF "$TMP/no-such-dir: No such file" "$TMP/p4b.err" &&
+	[ -z "$(ls -A "$TMP/s4b/images" 2>/dev/null)" ]
+ok $? "a TMPDIR that cannot hold skopeo's files: exit $st, one line naming it" ||
+	diag_file "$TMP/p4b.err"
 cmp -s "$TMP/shared-a.cfs" "$(head -1 "$TMP/p4.out")"
 ok $? "containers-storage: gives the same manifest as the layout"
 [ -e "$TMP/s4/refs/docker.io/library/cfs-app:latest" ]

@@ -251,16 +251,20 @@ static void add_platform_args(char **argv, int *argc, const char *platform,
  * file that only that close removes: every conversion from podman's
  * storage left its layers, uncompressed, in /var/tmp.
  */
-static void make_tmpdir(struct oci_proxy *p)
+static int make_tmpdir(struct oci_proxy *p)
 {
 	const char *base = getenv("TMPDIR");
 
-	p->tmpdir = xasprintf("%s/oci2cfs-skopeo.XXXXXX",
-			      base && *base ? base : "/var/tmp");
-	if (!mkdtemp(p->tmpdir)) {
-		free(p->tmpdir);
-		p->tmpdir = NULL;
-	}
+	if (!base || !*base)
+		base = "/var/tmp";
+	p->tmpdir = xasprintf("%s/oci2cfs-skopeo.XXXXXX", base);
+	if (mkdtemp(p->tmpdir))
+		return 0;
+	/* not skopeo's default, /var/tmp: its files would stay there */
+	cfs_error("temp directory in %s: %s", base, strerror(errno));
+	free(p->tmpdir);
+	p->tmpdir = NULL;
+	return -1;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag,
@@ -308,11 +312,10 @@ static int spawn(struct oci_proxy *p, const char *platform)
 		argv[argc++] = "--registries-conf";
 		argv[argc++] = (char *)regconf;
 	}
-	make_tmpdir(p);
-	if (p->tmpdir) {
-		argv[argc++] = "--tmpdir";
-		argv[argc++] = p->tmpdir;
-	}
+	if (make_tmpdir(p) < 0)
+		return -1;
+	argv[argc++] = "--tmpdir";
+	argv[argc++] = p->tmpdir;
 	add_platform_args(argv, &argc, platform, &pl);
 	argv[argc++] = "experimental-image-proxy";
 	argv[argc++] = "--sockfd";
@@ -344,11 +347,13 @@ static int spawn(struct oci_proxy *p, const char *platform)
  */
 static int start(struct oci_proxy *p, const char *platform)
 {
-	struct json_object *args = json_object_new_array();
+	struct json_object *args;
 
+	if (spawn(p, platform) < 0 || proxy_send(p, "Initialize", NULL) < 0)
+		return -1;
+	args = json_object_new_array(); /* proxy_send takes it */
 	json_object_array_add(args, json_object_new_string(p->name));
-	if (spawn(p, platform) < 0 || proxy_send(p, "Initialize", NULL) < 0 ||
-	    proxy_send(p, "OpenImage", args) < 0)
+	if (proxy_send(p, "OpenImage", args) < 0)
 		return -1;
 	p->pending = true;
 	return 0;
