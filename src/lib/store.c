@@ -200,8 +200,12 @@ static int make_mark(struct cfs_store *s)
 			continue; /* a gone writer's of the same PID */
 		if (fd < 0)
 			return -1;
-		if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 &&
-		    st.st_nlink > 0)
+		if (flock(fd, LOCK_EX) < 0) { /* ENOLCK: unmarked, by PID */
+			unlinkat(s->dirfd, s->mark, 0);
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
 			return fd;
 		close(fd);
 	}
