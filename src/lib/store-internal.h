@@ -31,10 +31,11 @@ struct cfs_store {
 	atomic_bool interrupted;
 	atomic_bool fanout_made[256]; /* xx/ known to exist: no mkdir each */
 	atomic_bool create_mode_ok;   /* temp files come out 0644 as made */
-	atomic_uint_fast64_t tmp_seq; /* N in .tmp/obj.PID.N */
+	atomic_uint_fast64_t tmp_seq; /* N in .tmp/obj.PID.H.N */
 	atomic_int fanout_mark; /* 0 none yet, 1 made, -1 cannot: use .tmp */
 	char mark[40];		/* .tmp/fanout.PID.H: see store-temps.c */
 	int mark_fd;		/* the marker, held locked */
+	char writer[24];	/* PID.H, or PID unmarked: in temps' names */
 	int pid; /* getpid() at open: handles are not used across fork */
 	struct cfs_writeback *writeback; /* --sync=batch: writeback ahead */
 	/*

@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * Names of objects being written, and finding those of a dead writer.
+ * Names of objects being written, and finding those of a gone writer.
  * An object whose digest is known before it is written (a small one) is
- * written as xx/.obj.PID.N, in the directory it is renamed in: creating
+ * written as xx/.obj.PID.H.N, in the directory it is renamed in: creating
  * it in a small directory and renaming it within that one took 40% less
  * CPU than a create in the large .tmp/ and a rename across directories,
- * which also serialises on the filesystem's rename lock. So that a
- * dead writer's leftovers there are found without listing every fanout
- * directory on each open, a writer first makes .tmp/fanout.PID.H and
- * removes it last.
+ * which also serialises on the filesystem's rename lock. So that a gone
+ * writer's leftovers there are found without listing every fanout
+ * directory on each open, a writer first makes its marker .tmp/fanout.PID.H
+ * and removes it last; its temps (there and .tmp/obj.PID.H.N) carry the
+ * marker's PID.H.
  *
  * A writer holds its marker locked (flock) as long as it may have temps,
  * and the lock, unlike the PID, tells a live writer from a gone one
  * wherever the reader runs: a converter in another PID namespace sharing
  * the store (its PID runs nowhere here) keeps its temps, and those of one
  * killed before a reboot go even when its PID now belongs to another
- * process. PIDs decide only where no marker speaks: a writer that could
- * not make one, or files of other writers (NAME.tmp.PID.*).
+ * process. A temp is removed only while its marker is held locked by the
+ * sweep, so no writer can take the marker's name, and the temps' names,
+ * meanwhile. PIDs decide only where no marker speaks: temps named by a
+ * PID alone (a writer that could not make a marker, or an earlier
+ * version), a temp whose marker is gone, and NAME.tmp.PID.* files.
  */
 #include "cfs/store-layout.h"
 
@@ -37,41 +41,74 @@ bool cfs_pid_dead(int pid)
 	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
 }
 
+/*
+ * A temp's writer: PID and H of its marker (.obj.PID.H.N), or H -1 for
+ * a temp named by its PID alone (.obj.PID.N). In .tmp/ (obj., no dot) the
+ * PID alone is enough, whatever follows it.
+ */
+struct temp_key {
+	int pid;
+	long long h;
+};
+
+static bool temp_key(const char *name, bool in_tmp, struct temp_key *k)
+{
+	const char *rest = in_tmp ? name : name + 1;
+	unsigned long long n;
+	unsigned int h;
+	int end = 0;
+
+	if (!in_tmp && name[0] != '.')
+		return false;
+	if (sscanf(rest, "obj.%d.%u.%llu%n", &k->pid, &h, &n, &end) == 3 &&
+	    rest[end] == '\0' && k->pid > 0) {
+		k->h = h;
+		return true;
+	}
+	k->h = -1;
+	end = 0;
+	if (in_tmp)
+		return sscanf(rest, "obj.%d.", &k->pid) == 1 && k->pid > 0;
+	return sscanf(rest, "obj.%d.%llu%n", &k->pid, &n, &end) == 2 &&
+	       rest[end] == '\0' && k->pid > 0;
+}
+
 int cfs_fanout_temp_pid(const char *name)
 {
-	int pid, end = 0;
-	unsigned long long n;
+	struct temp_key k;
 
-	if (sscanf(name, ".obj.%d.%llu%n", &pid, &n, &end) != 2 ||
-	    name[end] != '\0' || pid <= 0)
-		return 0;
-	return pid;
+	return temp_key(name, false, &k) ? k.pid : 0;
 }
 
-/* The writer's PID if name (in .tmp/) is a writer's marker, else 0. */
-static int mark_pid(const char *name)
+/* Whether name (in .tmp/) is a writer's marker, fanout.PID.H. */
+static bool mark_key(const char *name, struct temp_key *k)
 {
-	int pid, end = 0;
 	unsigned int h;
+	int end = 0;
 
-	if (sscanf(name, "fanout.%d.%u%n", &pid, &h, &end) != 2 ||
-	    name[end] != '\0' || pid <= 0)
-		return 0;
-	return pid;
+	if (sscanf(name, "fanout.%d.%u%n", &k->pid, &h, &end) != 2 ||
+	    name[end] != '\0' || k->pid <= 0)
+		return false;
+	k->h = h;
+	return true;
 }
 
-static void temps_in(int storefd, const char *bucket, int pid, cfs_temp_fn fn,
+/* Calls fn with each temp in bucket that matches, keyed or by PID. */
+static void temps_in(int storefd, const char *bucket,
+		     const struct temp_key *mark, bool by_pid, cfs_temp_fn fn,
 		     void *opaque)
 {
 	DIR *d = cfs_opendir_at(storefd, bucket);
 	struct dirent *e;
+	struct temp_key k;
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
 		char rel[300];
 
-		if (cfs_fanout_temp_pid(e->d_name) != pid)
+		if (!temp_key(e->d_name, false, &k) || k.pid != mark->pid ||
+		    (k.h < 0 ? !by_pid : k.h != mark->h))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s", bucket, e->d_name);
 		fn(storefd, rel, opaque);
@@ -79,21 +116,26 @@ static void temps_in(int storefd, const char *bucket, int pid, cfs_temp_fn fn,
 	closedir(d);
 }
 
-static void fanout_temps_of(int storefd, int pid, cfs_temp_fn fn, void *opaque)
+/*
+ * The fanout temps of a gone marker: those named after it, and with
+ * by_pid those named by its PID alone.
+ */
+static void fanout_temps_of(int storefd, const struct temp_key *mark,
+			    bool by_pid, cfs_temp_fn fn, void *opaque)
 {
 	for (unsigned int i = 0; i < 256; i++) {
 		char bucket[3];
 
 		snprintf(bucket, sizeof(bucket), "%02x", i);
-		temps_in(storefd, bucket, pid, fn, opaque);
+		temps_in(storefd, bucket, mark, by_pid, fn, opaque);
 	}
 }
 
 #define LIVE (-2) /* a marker its writer holds locked */
 
-/* A temp (obj.PID.N) or a marker (fanout.PID.H) found in .tmp/. */
+/* A temp (obj.PID...) or a marker (fanout.PID.H) found in .tmp/. */
 struct tmp_entry {
-	int pid;
+	struct temp_key key;
 	int fd; /* a marker: held locked by us (its writer is gone), or LIVE */
 	char rel[64];
 };
@@ -104,7 +146,7 @@ struct tmp_list {
 };
 
 static struct tmp_entry *add_entry(struct tmp_list *l, const char *name,
-				   int pid)
+				   const struct temp_key *k)
 {
 	struct tmp_entry *t;
 
@@ -113,7 +155,7 @@ static struct tmp_entry *add_entry(struct tmp_list *l, const char *name,
 		l->e = xrealloc(l->e, l->cap * sizeof(*l->e));
 	}
 	t = &l->e[l->n++];
-	t->pid = pid;
+	t->key = *k;
 	t->fd = -1;
 	snprintf(t->rel, sizeof(t->rel), ".tmp/%s", name);
 	return t;
@@ -124,25 +166,25 @@ static void list_tmp(int storefd, struct tmp_list *l, bool marks)
 {
 	DIR *d = cfs_opendir_at(storefd, ".tmp");
 	struct dirent *e;
-	int pid;
+	struct temp_key k;
 
 	while (d && (e = readdir(d))) {
+		struct tmp_entry *t;
+
 		if (strlen(e->d_name) >= sizeof(l->e->rel) - 5)
 			continue;
-		if (!marks && sscanf(e->d_name, "obj.%d.", &pid) == 1 &&
-		    pid > 0) {
-			add_entry(l, e->d_name, pid);
-		} else if (marks && (pid = mark_pid(e->d_name))) {
-			struct tmp_entry *t = add_entry(l, e->d_name, pid);
-
-			t->fd = openat(dirfd(d), e->d_name,
-				       O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-			if (t->fd < 0) {
-				l->n--; /* removed since: it says nothing */
-			} else if (flock(t->fd, LOCK_EX | LOCK_NB) < 0) {
-				close(t->fd);
-				t->fd = LIVE;
-			}
+		if (!marks && temp_key(e->d_name, true, &k))
+			add_entry(l, e->d_name, &k);
+		if (!marks || !mark_key(e->d_name, &k))
+			continue;
+		t = add_entry(l, e->d_name, &k);
+		t->fd = openat(dirfd(d), e->d_name,
+			       O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (t->fd < 0) {
+			l->n--; /* removed since: it says nothing */
+		} else if (flock(t->fd, LOCK_EX | LOCK_NB) < 0) {
+			close(t->fd);
+			t->fd = LIVE;
 		}
 	}
 	if (d)
@@ -150,16 +192,16 @@ static void list_tmp(int storefd, struct tmp_list *l, bool marks)
 }
 
 /*
- * Whether the writer of temps named with pid is gone: none of pid's
+ * Whether temps named by pid alone are a gone writer's: none of pid's
  * markers is locked, and one is unlocked or, without any, pid runs
  * nowhere here.
  */
-static bool writer_gone(const struct tmp_list *marks, int pid)
+static bool pid_gone(const struct tmp_list *marks, int pid)
 {
 	bool gone = false;
 
 	for (size_t i = 0; i < marks->n; i++) {
-		if (marks->e[i].pid != pid)
+		if (marks->e[i].key.pid != pid)
 			continue;
 		if (marks->e[i].fd == LIVE)
 			return false;
@@ -168,11 +210,27 @@ static bool writer_gone(const struct tmp_list *marks, int pid)
 	return gone || cfs_pid_dead(pid);
 }
 
+/*
+ * Whether a temp in .tmp/ is a gone writer's: its marker held by us, or
+ * named by a PID alone, that PID's writer gone. A temp whose marker is
+ * gone was consumed since it was listed, or lost by its writer: that one
+ * goes once the PID runs nowhere here.
+ */
+static bool temp_gone(const struct tmp_list *marks, const struct temp_key *k)
+{
+	if (k->h < 0)
+		return pid_gone(marks, k->pid);
+	for (size_t i = 0; i < marks->n; i++)
+		if (marks->e[i].key.pid == k->pid && marks->e[i].key.h == k->h)
+			return marks->e[i].fd != LIVE;
+	return cfs_pid_dead(k->pid);
+}
+
 /* Whether marks->e[i] is the first marker of its PID. */
 static bool first_mark_of(const struct tmp_list *marks, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (marks->e[j].pid == marks->e[i].pid)
+		if (marks->e[j].key.pid == marks->e[i].key.pid)
 			return false;
 	return true;
 }
@@ -181,8 +239,9 @@ static bool first_mark_of(const struct tmp_list *marks, size_t i)
  * Temps are listed before markers are: a writer makes its marker before
  * its first temp and removes it after its last, so a listed temp whose
  * writer lives has that writer's marker found locked. The markers found
- * unlocked stay locked by us until the end, so that their removal cannot
- * race a writer making one of the same name (store.c retries such).
+ * unlocked stay locked by us until the end (store.c's make_mark makes
+ * another if it took one of those), so the names of their temps are
+ * nobody else's while they are removed.
  */
 void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque)
 {
@@ -191,15 +250,17 @@ void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque)
 	list_tmp(storefd, &temps, false);
 	list_tmp(storefd, &marks, true);
 	for (size_t i = 0; i < temps.n; i++)
-		if (writer_gone(&marks, temps.e[i].pid))
+		if (temp_gone(&marks, &temps.e[i].key))
 			fn(storefd, temps.e[i].rel, opaque);
 	for (size_t i = 0; i < marks.n; i++) {
-		int pid = marks.e[i].pid;
+		const struct temp_key *k = &marks.e[i].key;
 
-		if (!writer_gone(&marks, pid))
+		if (marks.e[i].fd == LIVE)
 			continue;
-		if (first_mark_of(&marks, i))
-			fanout_temps_of(storefd, pid, fn, opaque);
+		fanout_temps_of(storefd, k,
+				first_mark_of(&marks, i) &&
+					pid_gone(&marks, k->pid),
+				fn, opaque);
 		fn(storefd, marks.e[i].rel, opaque);
 	}
 	for (size_t i = 0; i < marks.n; i++)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The content-addressed object store: writing objects. A small object is
- * hashed in memory, then written next to its final name (xx/.obj.PID.N);
+ * hashed in memory, then written next to its final name (xx/.obj.PID.H.N);
  * a large one goes to .tmp/, its fs-verity digest computed while it is
  * written (one pass over the data) or, where fs-verity is enabled anyway,
  * taken from the kernel. Per the sync policy it is then placed at once
@@ -41,9 +41,9 @@ static void unlink_temp(int storefd, const char *rel, void *opaque)
 }
 
 /*
- * Temp objects are named obj.PID.N in .tmp/ and .obj.PID.N in fanout dirs
- * (store-temps.c): those of a converter that died (kill -9, power loss)
- * are removed by the next one to open the store.
+ * Temp objects are named obj.PID.H.N in .tmp/ and .obj.PID.H.N in fanout
+ * dirs (store-temps.c): those of a converter that is gone (kill -9, power
+ * loss) are removed by the next one to open the store.
  */
 static void remove_stale_tmp(int storefd)
 {
@@ -189,11 +189,13 @@ static int make_mark(struct cfs_store *s)
 	static atomic_uint handles;
 
 	for (int tries = 0; tries < 1000; tries++) {
+		unsigned int h = atomic_fetch_add(&handles, 1);
 		struct stat st;
 		int fd;
 
 		snprintf(s->mark, sizeof(s->mark), ".tmp/fanout.%d.%u", s->pid,
-			 atomic_fetch_add(&handles, 1));
+			 h);
+		snprintf(s->writer, sizeof(s->writer), "%d.%u", s->pid, h);
 		fd = openat(s->dirfd, s->mark,
 			    O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0 && errno == EEXIST)
@@ -212,9 +214,16 @@ static int make_mark(struct cfs_store *s)
 	return -1;
 }
 
+/* Unmarked, temps are named by the PID alone. */
+static void unmarked(struct cfs_store *s)
+{
+	snprintf(s->writer, sizeof(s->writer), "%d", s->pid);
+}
+
 /*
- * Makes this handle's marker once, before its first temp; false if it
- * cannot (then its temps are told live or dead by its PID alone).
+ * Makes this handle's marker once, before its first temp, and names the
+ * temps after it (PID.H); false if it cannot (then they are named, and
+ * told live or dead, by the PID alone).
  */
 static bool mark_writer(struct cfs_store *s)
 {
@@ -225,6 +234,8 @@ static bool mark_writer(struct cfs_store *s)
 	pthread_mutex_lock(&s->lock);
 	if (!atomic_load(&s->fanout_mark)) {
 		s->mark_fd = make_mark(s);
+		if (s->mark_fd < 0)
+			unmarked(s);
 		atomic_store(&s->fanout_mark, s->mark_fd >= 0 ? 1 : -1);
 	}
 	m = atomic_load(&s->fanout_mark);
@@ -233,9 +244,9 @@ static bool mark_writer(struct cfs_store *s)
 }
 
 /*
- * A new temp file .tmp/obj.PID.N; returns fd and its store-relative name.
- * N counts up per handle, so only a dead process's leftover of the same
- * PID can be in the way.
+ * A new temp file .tmp/obj.PID.H.N (PID.H: the handle's marker, see
+ * mark_writer); returns fd and its store-relative name. N counts up per
+ * handle, so only a gone writer's leftover can be in the way.
  */
 static int tmp_create(struct cfs_store *s, char **name)
 {
@@ -244,8 +255,8 @@ static int tmp_create(struct cfs_store *s, char **name)
 
 	(void)mark_writer(s);
 	do {
-		snprintf(path, sizeof(path), ".tmp/obj.%d.%" PRIuFAST64, s->pid,
-			 atomic_fetch_add(&s->tmp_seq, 1));
+		snprintf(path, sizeof(path), ".tmp/obj.%s.%" PRIuFAST64,
+			 s->writer, atomic_fetch_add(&s->tmp_seq, 1));
 		fd = openat(s->dirfd, path,
 			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	} while (fd < 0 && errno == EEXIST);
@@ -275,7 +286,7 @@ static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
 }
 
 /*
- * A temp file for an object whose digest is known: xx/.obj.PID.N, beside
+ * A temp file for an object whose digest is known: xx/.obj.PID.H.N, beside
  * its final name (store-temps.c); in .tmp/ if that cannot be.
  */
 static int tmp_create_beside(struct cfs_store *s, const uint8_t *digest,
@@ -288,8 +299,9 @@ static int tmp_create_beside(struct cfs_store *s, const uint8_t *digest,
 	if (!mark_writer(s) || make_fanout_dir(s, path, digest[0]) < 0)
 		return tmp_create(s, name);
 	do {
-		snprintf(path, sizeof(path), "%02x/.obj.%d.%" PRIuFAST64,
-			 digest[0], s->pid, atomic_fetch_add(&s->tmp_seq, 1));
+		snprintf(path, sizeof(path), "%02x/.obj.%s.%" PRIuFAST64,
+			 digest[0], s->writer,
+			 atomic_fetch_add(&s->tmp_seq, 1));
 		fd = openat(s->dirfd, path,
 			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	} while (fd < 0 && errno == EEXIST);

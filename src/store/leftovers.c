@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Leftovers of dead processes: objects being written (.tmp/obj.PID.* and
- * xx/.obj.PID.*, with their writer's marker .tmp/fanout.PID.H, which a
- * live writer holds locked: store-temps.c),
+ * Leftovers of gone processes: objects being written (.tmp/obj.PID.H.N
+ * and xx/.obj.PID.H.N, with their writer's marker .tmp/fanout.PID.H,
+ * which a live writer holds locked: store-temps.c),
  * files being replaced atomically (images/ and layers/: NAME.tmp.PID.*),
  * and an image's config or OCI manifest without its manifest (a converter
  * writes them first, so they outlive one killed in between).

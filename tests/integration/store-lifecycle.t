@@ -171,10 +171,13 @@ printf 'garbage' | dd of="$F/layers/$rec" bs=1 seek=20 conv=notrunc 2>/dev/null
 echo stale >"$F/.tmp/obj.999999.XXXXXX"
 echo stale >"$F/00/.obj.999999.3" && : >"$F/.tmp/fanout.999999.0"
 # a live writer holds its marker locked; one whose PID runs nowhere here
-# (another PID namespace) too; PID 1 runs, but its marker is unlocked
+# (another PID namespace) too, its temps named after its marker (PID.H);
+# PID 1 runs, but its marker is unlocked; a gone writer with that PID
+# number too (its twin) has its marker unlocked
 echo live >"$F/00/.obj.$$.3" && : >"$F/.tmp/fanout.$$.0"
-echo elsewhere >"$F/00/.obj.999998.3" && : >"$F/.tmp/fanout.999998.0"
+echo elsewhere >"$F/00/.obj.999998.0.3" && : >"$F/.tmp/fanout.999998.0"
 echo reused >"$F/00/.obj.1.3" && : >"$F/.tmp/fanout.1.0"
+echo twin >"$F/00/.obj.999998.1.3" && : >"$F/.tmp/fanout.999998.1"
 (
 	exec 8<"$F/.tmp/fanout.$$.0" 9<"$F/.tmp/fanout.999998.0"
 	flock 8 && flock 9 && exec sleep 600
@@ -190,12 +193,13 @@ import json, sys
 j = json.load(open(sys.argv[1])); store = sys.argv[2]
 paths = {p["path"] for p in j["problems"]}
 live = [p for p in paths
-        if "." + sys.argv[7] + "." in p or ".999998." in p]
+        if "." + sys.argv[7] + "." in p or ".999998.0" in p]
 want = [o[len(store) + 1:] for o in sys.argv[3:6]]
 want += ["00/" + "0" * 62, "refs/dangling", "layers/" + sys.argv[6],
          ".tmp/obj.999999.XXXXXX", "layers/%s.tmp.999999.XXXXXX" % sys.argv[6],
          "images/%064d.json" % 7, "00/.obj.999999.3",
-         ".tmp/fanout.999999.0", "00/.obj.1.3", ".tmp/fanout.1.0"]
+         ".tmp/fanout.999999.0", "00/.obj.1.3", ".tmp/fanout.1.0",
+         "00/.obj.999998.1.3", ".tmp/fanout.999998.1"]
 print(" ".join([w for w in want if w not in paths] + live) or "all")
 PY
 )
@@ -209,12 +213,13 @@ ok $? "after --repair and reconversion fsck is clean"
 [ $? = 0 ] || diag_file "$TMP/fsck2.out"
 [ ! -e "$F/00/.obj.999999.3" ] && [ ! -e "$F/.tmp/fanout.999999.0" ] &&
 	[ ! -e "$F/00/.obj.1.3" ] && [ ! -e "$F/.tmp/fanout.1.0" ] &&
+	[ ! -e "$F/00/.obj.999998.1.3" ] && [ ! -e "$F/.tmp/fanout.999998.1" ] &&
 	[ -e "$F/00/.obj.$$.3" ] && [ -e "$F/.tmp/fanout.$$.0" ] &&
-	[ -e "$F/00/.obj.999998.3" ] && [ -e "$F/.tmp/fanout.999998.0" ]
-ok $? "a gone writer's temp beside the objects and its marker are removed (also where its PID runs again), a locked one's kept"
+	[ -e "$F/00/.obj.999998.0.3" ] && [ -e "$F/.tmp/fanout.999998.0" ]
+ok $? "a gone writer's temp beside the objects and its marker are removed (also where its PID runs again, or a live writer has its PID number), a locked one's kept"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
-rm -f "$F/00/.obj.$$.3" "$F/.tmp/fanout.$$.0" "$F/00/.obj.999998.3" \
+rm -f "$F/00/.obj.$$.3" "$F/.tmp/fanout.$$.0" "$F/00/.obj.999998.0.3" \
 	"$F/.tmp/fanout.999998.0"
 
 # a name that is not one line of text is shown escaped, repaired as it is

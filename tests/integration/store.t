@@ -17,7 +17,7 @@ convert() { # STORE TAG [ARGS...]
 	shift 2
 	"$CFS_BIN/oci2cfs" "$L" --ref "$tag" --store "$s" -q "$@"
 }
-# temp objects and markers: .tmp/*, and xx/.obj.PID.N beside the objects
+# temp objects and markers: .tmp/*, and xx/.obj.PID.H.N beside the objects
 tmp_files() { find "$1/.tmp" "$1"/[0-9a-f][0-9a-f] -type f \( -path "$1/.tmp/*" -o -name '.obj.*' \) 2>/dev/null | wc -l; }
 
 # --- concurrent converters -------------------------------------------------

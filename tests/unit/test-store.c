@@ -204,20 +204,31 @@ static mode_t object_mode(const char *store, const uint8_t *digest)
 	return st.st_mode & 07777;
 }
 
-/* Objects are 0644 whatever the umask; temp names skip a leftover. */
+/*
+ * Objects are 0644 whatever the umask; temp names skip a leftover. The
+ * handle's marker number H is not known ahead: a leftover is put in the
+ * way of the first temp of each of the next BLOCKERS.
+ */
+#define BLOCKERS 1024
 static void modes_and_temp_names(const char *dir, const char *tmpdir,
 				 const uint8_t *big, size_t big_len)
 {
 	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
 	struct cfs_store *s;
 	uint8_t d1[32], d2[32];
-	char *blocker = xasprintf("%s/obj.%d.0", tmpdir, (int)getpid());
-	FILE *f = fopen(blocker, "w");
+	char *blocker[BLOCKERS];
 	mode_t old = umask(077);
-	char got[16] = "";
+	int intact = 0;
 
-	fputs("not ours", f);
-	fclose(f);
+	for (int h = 0; h < BLOCKERS; h++) {
+		FILE *f;
+
+		blocker[h] =
+			xasprintf("%s/obj.%d.%d.0", tmpdir, (int)getpid(), h);
+		f = fopen(blocker[h], "w");
+		fputs("not ours", f);
+		fclose(f);
+	}
 	ok(cfs_store_open(&s, dir, &opts) == 0 &&
 		   add(s, big, big_len, d2) == 0 &&
 		   add(s, "umask 077", 9, d1) == 0 && cfs_store_commit(s) == 0,
@@ -227,16 +238,22 @@ static void modes_and_temp_names(const char *dir, const char *tmpdir,
 	ok(object_mode(dir, d1) == 0644 && object_mode(dir, d2) == 0644,
 	   "both are mode 0644 (got %o, %o)", object_mode(dir, d1),
 	   object_mode(dir, d2));
-	f = fopen(blocker, "r");
-	if (f) {
-		if (!fgets(got, sizeof(got), f))
-			got[0] = '\0';
-		fclose(f);
+	for (int h = 0; h < BLOCKERS; h++) {
+		char got[16] = "";
+		FILE *f = fopen(blocker[h], "r");
+
+		if (f) {
+			intact += fgets(got, sizeof(got), f) &&
+				  !strcmp(got, "not ours");
+			fclose(f);
+		}
 	}
-	ok(!strcmp(got, "not ours") && count_files(tmpdir) == 1,
+	ok(intact == BLOCKERS && count_files(tmpdir) == BLOCKERS,
 	   "a live process's temp file with the first name is left alone");
-	unlink(blocker);
-	free(blocker);
+	for (int h = 0; h < BLOCKERS; h++) {
+		unlink(blocker[h]);
+		free(blocker[h]);
+	}
 }
 
 static bool exists(const char *store, const char *rel)
@@ -259,8 +276,8 @@ static void remove_rel(const char *store, const char *rel)
 /* Whether .tmp/ holds a name starting as rel's last part does. */
 static bool exists_prefix(const char *store, const char *rel)
 {
-	char *tmp = xasprintf("%s/.tmp", store);
 	const char *base = strrchr(rel, '/') + 1;
+	char *tmp = xasprintf("%s/%.*s", store, (int)(base - rel - 1), rel);
 	DIR *d = opendir(tmp);
 	struct dirent *e;
 	bool r = false;
@@ -319,12 +336,12 @@ static void fanout_temps(const char *dir)
 
 	cfs_store_open(&s, dir, &opts);
 	add(s, "beside", 6, d);
-	snprintf(temp, sizeof(temp), "%02x/.obj.%d.0", d[0], (int)getpid());
+	snprintf(temp, sizeof(temp), "%02x/.obj.%d.", d[0], (int)getpid());
 	snprintf(mark, sizeof(mark), ".tmp/fanout.%d.", (int)getpid());
-	ok(exists(dir, temp) && count_temps(dir) == 1,
-	   "a small object's temp is %s until the commit", temp);
+	ok(exists_prefix(dir, temp) && count_temps(dir) == 1,
+	   "a small object's temp is %s* until the commit", temp);
 	cfs_store_commit(s);
-	ok(!exists(dir, temp) && object_content_is(dir, d, "beside", 6),
+	ok(!exists_prefix(dir, temp) && object_content_is(dir, d, "beside", 6),
 	   "and is renamed in its directory");
 	cfs_store_close(s);
 	ok(count_temps(dir) == 0 && !exists_prefix(dir, mark),
@@ -363,21 +380,25 @@ static int count_existing(const char *store, char *const *rels, int n)
  * Whether a writer is gone is its marker's lock, not its PID: a writer
  * whose PID runs nowhere here (another PID namespace) keeps its temps
  * while it holds its marker; one whose PID now belongs to another process
- * (reused after a reboot) loses them, large ones in .tmp/ too.
+ * (reused after a reboot) loses them, large ones in .tmp/ too; and so
+ * does a gone writer whose PID number a live one in another namespace
+ * has too, as temps carry their marker's PID.H.
  */
 static void writers_by_lock(const char *dir)
 {
 	struct cfs_store_opts opts = {.sync = CFS_SYNC_BATCH};
 	struct cfs_store *s;
-	int pids[2] = {dead_pid(), (int)getppid()}, fd;
-	char *temps[2][3]; /* [elsewhere, reused][small, large, marker] */
+	int elsewhere = dead_pid(), fd;
+	/* [elsewhere, reused, elsewhere's twin]: marker PID.H */
+	int pids[3] = {elsewhere, (int)getppid(), elsewhere}, h[3] = {0, 0, 1};
+	char *temps[3][3]; /* [writer][small, large, marker] */
 	char *ab = xasprintf("%s/ab", dir);
 
 	mkdir(ab, 0755);
-	for (int w = 0; w < 2; w++) {
-		temps[w][0] = xasprintf("ab/.obj.%d.1", pids[w]);
-		temps[w][1] = xasprintf(".tmp/obj.%d.2", pids[w]);
-		temps[w][2] = xasprintf(".tmp/fanout.%d.0", pids[w]);
+	for (int w = 0; w < 3; w++) {
+		temps[w][0] = xasprintf("ab/.obj.%d.%d.1", pids[w], h[w]);
+		temps[w][1] = xasprintf(".tmp/obj.%d.%d.2", pids[w], h[w]);
+		temps[w][2] = xasprintf(".tmp/fanout.%d.%d", pids[w], h[w]);
 		for (int i = 0; i < 3; i++)
 			touch(dir, temps[w][i]);
 	}
@@ -389,12 +410,14 @@ static void writers_by_lock(const char *dir)
 	   "marker is locked");
 	ok(count_existing(dir, temps[1], 3) == 0,
 	   "a writer whose marker is unlocked is gone, though its PID runs");
+	ok(count_existing(dir, temps[2], 3) == 0,
+	   "so is one whose PID number a live writer has too");
 	close(fd);
 	cfs_store_open(&s, dir, &opts);
 	cfs_store_close(s);
 	ok(count_existing(dir, temps[0], 3) == 0,
-	   "once its marker is unlocked, the other writer's temps go too");
-	for (int w = 0; w < 2; w++)
+	   "once its marker is unlocked, the first writer's temps go too");
+	for (int w = 0; w < 3; w++)
 		for (int i = 0; i < 3; i++)
 			free(temps[w][i]);
 	free(ab);

@@ -6,10 +6,10 @@
  *   STORE/images/ID.manifest.json  the OCI manifest
  *   STORE/refs/NAME                symlink to ../images/ID.cfs
  *   STORE/layers/DIFFID            layer cache records
- *   STORE/.tmp/obj.PID.N           large objects being written
- *   STORE/xx/.obj.PID.N            small objects being written
- *   STORE/.tmp/fanout.PID.H        marks a writer that may have either,
- *                                  held locked by it (flock)
+ *   STORE/.tmp/obj.PID.H.N         large objects being written
+ *   STORE/xx/.obj.PID.H.N          small objects being written
+ *   STORE/.tmp/fanout.PID.H        the marker of their writer, held
+ *                                  locked by it (flock)
  *   STORE/.lock                    the store lock
  * Tools call these instead of composing paths.
  *
@@ -92,7 +92,7 @@ int cfs_fanout_temp_pid(const char *name);
 typedef void (*cfs_temp_fn)(int storefd, const char *rel, void *opaque);
 /*
  * Calls fn with the store-relative path of each temp of a writer that is
- * gone (.tmp/obj.PID.N, xx/.obj.PID.N), then with its marker: a live
+ * gone (.tmp/obj.PID.H.N, xx/.obj.PID.H.N), then with its marker: a live
  * writer holds its marker locked (store-temps.c).
  */
 void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque);
