@@ -51,7 +51,7 @@ struct temp_key {
 	long long h;
 };
 
-static bool temp_key(const char *name, bool in_tmp, struct temp_key *k)
+static bool parse_temp(const char *name, bool in_tmp, struct temp_key *k)
 {
 	const char *rest = in_tmp ? name : name + 1;
 	unsigned long long n;
@@ -77,11 +77,11 @@ int cfs_fanout_temp_pid(const char *name)
 {
 	struct temp_key k;
 
-	return temp_key(name, false, &k) ? k.pid : 0;
+	return parse_temp(name, false, &k) ? k.pid : 0;
 }
 
 /* Whether name (in .tmp/) is a writer's marker, fanout.PID.H. */
-static bool mark_key(const char *name, struct temp_key *k)
+static bool parse_mark(const char *name, struct temp_key *k)
 {
 	unsigned int h;
 	int end = 0;
@@ -107,7 +107,7 @@ static void temps_in(int storefd, const char *bucket,
 	while ((e = readdir(d))) {
 		char rel[300];
 
-		if (!temp_key(e->d_name, false, &k) || k.pid != mark->pid ||
+		if (!parse_temp(e->d_name, false, &k) || k.pid != mark->pid ||
 		    (k.h < 0 ? !by_pid : k.h != mark->h))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s", bucket, e->d_name);
@@ -173,9 +173,9 @@ static void list_tmp(int storefd, struct tmp_list *l, bool marks)
 
 		if (strlen(e->d_name) >= sizeof(l->e->rel) - 5)
 			continue;
-		if (!marks && temp_key(e->d_name, true, &k))
+		if (!marks && parse_temp(e->d_name, true, &k))
 			add_entry(l, e->d_name, &k);
-		if (!marks || !mark_key(e->d_name, &k))
+		if (!marks || !parse_mark(e->d_name, &k))
 			continue;
 		t = add_entry(l, e->d_name, &k);
 		t->fd = openat(dirfd(d), e->d_name,
