@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The object store under stress: converters running at once on one store,
-# converters killed with SIGKILL or stopped with SIGTERM mid-way, and
+# converters killed with SIGKILL or stopped with SIGTERM mid-way, one
+# stopped in another PID namespace while another opens the store, and
 # --require-verity where the filesystem has no fs-verity.
 . "$(dirname "$0")/lib.sh"
 
@@ -9,7 +10,7 @@ require_cfs_tools oci2cfs cfs-info
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 25
+plan 28
 
 L=$FX/layout
 convert() { # STORE TAG [ARGS...]
@@ -176,6 +177,50 @@ diag_file "$TMP/p.bad"
 m2=$(passes "$P/k")
 cmp -s "$m" "$m2" && is "$(same_bytes "$m2" "$P/k")" 6040 \
 	"converting again gives the same manifest, every file's bytes in place"
+
+# --- a converter in another PID namespace shares the store ----------------
+# Its PID there (made near pid_max) runs nowhere here, but it holds its
+# marker locked: a converter opening the store while it is stopped
+# mid-write leaves its temps alone, and once resumed it completes its
+# image.
+ns_converter() { # STORE: the PID here of the oci2cfs writing to STORE
+	local d c
+	for d in /proc/[0-9]*; do
+		{ read -r c <"$d/comm"; } 2>/dev/null && [ "$c" = oci2cfs ] &&
+			tr '\0' ' ' <"$d/cmdline" 2>/dev/null |
+			grep -qF -- "--store $1 " && echo "${d#/proc/}" && return
+	done
+}
+N=$P/ns
+nspid=$(($(cat /proc/sys/kernel/pid_max) - 9))
+while kill -0 "$nspid" 2>/dev/null; do nspid=$((nspid - 1)); done
+unshare -pf --mount-proc sh -c \
+	'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid && shift && "$@"' sh \
+	"$nspid" "$CFS_BIN/oci2cfs" "$P/oci" --ref passes --store "$N" -q \
+	--sync=batch >"$P/ns.out" 2>"$P/ns.err" &
+outer=$!
+npid=
+for _ in $(seq 1000); do
+	cand=$(ns_converter "$N")
+	[ -n "$cand" ] &&
+		[ -n "$(find "$N" -name '.obj.*' 2>/dev/null | head -n 1)" ] &&
+		kill -STOP "$cand" && npid=$cand && break
+	sleep 0.01
+done
+find "$N/.tmp" "$N"/[0-9a-f][0-9a-f] -name "*.$nspid.*" 2>/dev/null |
+	sort >"$P/ns.before"
+[ -n "$npid" ] && [ -s "$P/ns.before" ]
+ok $? "a converter stopped mid-write in another PID namespace: temps named by its PID there ($nspid), which ran nowhere here"
+convert "$N" whiteout >/dev/null
+kept=$(while read -r f; do [ -e "$f" ] || echo "$f"; done <"$P/ns.before")
+is "$kept" "" "another converter opening the store leaves those temps alone"
+[ -n "$npid" ] && kill -CONT "$npid"
+wait "$outer"
+st=$?
+m3=$(sed -n 1p "$P/ns.out")
+[ $st = 0 ] && cmp -s "$m" "$m3" && [ "$(same_bytes "$m3" "$N")" = 6040 ]
+ok $? "resumed, it completes the same image, every file's bytes in place" ||
+	diag_file "$P/ns.err"
 
 # --- SIGTERM -----------------------------------------------------------------
 T=$TMP/term
