@@ -93,44 +93,6 @@ static bool parse_mark(const char *name, struct temp_key *k)
 	return true;
 }
 
-/* Calls fn with each temp in bucket that matches, keyed or by PID. */
-static void temps_in(int storefd, const char *bucket,
-		     const struct temp_key *mark, bool by_pid, cfs_temp_fn fn,
-		     void *opaque)
-{
-	DIR *d = cfs_opendir_at(storefd, bucket);
-	struct dirent *e;
-	struct temp_key k;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char rel[300];
-
-		if (!parse_temp(e->d_name, false, &k) || k.pid != mark->pid ||
-		    (k.h < 0 ? !by_pid : k.h != mark->h))
-			continue;
-		snprintf(rel, sizeof(rel), "%s/%s", bucket, e->d_name);
-		fn(storefd, rel, opaque);
-	}
-	closedir(d);
-}
-
-/*
- * The fanout temps of a gone marker: those named after it, and with
- * by_pid those named by its PID alone.
- */
-static void fanout_temps_of(int storefd, const struct temp_key *mark,
-			    bool by_pid, cfs_temp_fn fn, void *opaque)
-{
-	for (unsigned int i = 0; i < 256; i++) {
-		char bucket[3];
-
-		snprintf(bucket, sizeof(bucket), "%02x", i);
-		temps_in(storefd, bucket, mark, by_pid, fn, opaque);
-	}
-}
-
 #define LIVE (-2) /* a marker its writer holds locked */
 
 /* A temp (obj.PID...) or a marker (fanout.PID.H) found in .tmp/. */
@@ -226,13 +188,52 @@ static bool temp_gone(const struct tmp_list *marks, const struct temp_key *k)
 	return cfs_pid_dead(k->pid);
 }
 
-/* Whether marks->e[i] is the first marker of its PID. */
-static bool first_mark_of(const struct tmp_list *marks, size_t i)
+/*
+ * Whether a temp in a fanout dir is a gone writer's: its marker held by
+ * us, or named by a PID alone, a marker of that PID held by us and the
+ * PID's writer gone. Without a marker it is not looked at: fanout dirs are
+ * listed only to sweep gone markers' temps.
+ */
+static bool fanout_temp_gone(const struct tmp_list *marks,
+			     const struct temp_key *k)
 {
-	for (size_t j = 0; j < i; j++)
-		if (marks->e[j].key.pid == marks->e[i].key.pid)
-			return false;
-	return true;
+	bool held = false;
+
+	for (size_t i = 0; i < marks->n; i++) {
+		const struct tmp_entry *m = &marks->e[i];
+
+		if (m->key.pid != k->pid || m->fd == LIVE)
+			continue;
+		if (k->h < 0 || m->key.h == k->h)
+			held = true;
+	}
+	return held && (k->h >= 0 || pid_gone(marks, k->pid));
+}
+
+/* One pass over the fanout dirs for the temps of every gone marker. */
+static void fanout_gone_temps(int storefd, const struct tmp_list *marks,
+			      cfs_temp_fn fn, void *opaque)
+{
+	for (unsigned int i = 0; i < 256; i++) {
+		char bucket[3];
+		DIR *d;
+		struct dirent *e;
+		struct temp_key k;
+
+		snprintf(bucket, sizeof(bucket), "%02x", i);
+		d = cfs_opendir_at(storefd, bucket);
+		while (d && (e = readdir(d))) {
+			char rel[300];
+
+			if (!parse_temp(e->d_name, false, &k) ||
+			    !fanout_temp_gone(marks, &k))
+				continue;
+			snprintf(rel, sizeof(rel), "%s/%s", bucket, e->d_name);
+			fn(storefd, rel, opaque);
+		}
+		if (d)
+			closedir(d);
+	}
 }
 
 /*
@@ -246,26 +247,23 @@ static bool first_mark_of(const struct tmp_list *marks, size_t i)
 void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque)
 {
 	struct tmp_list temps = {0}, marks = {0};
+	bool gone = false;
 
 	list_tmp(storefd, &temps, false);
 	list_tmp(storefd, &marks, true);
 	for (size_t i = 0; i < temps.n; i++)
 		if (temp_gone(&marks, &temps.e[i].key))
 			fn(storefd, temps.e[i].rel, opaque);
+	for (size_t i = 0; i < marks.n; i++)
+		gone |= marks.e[i].fd != LIVE;
+	if (gone)
+		fanout_gone_temps(storefd, &marks, fn, opaque);
 	for (size_t i = 0; i < marks.n; i++) {
-		const struct temp_key *k = &marks.e[i].key;
-
 		if (marks.e[i].fd == LIVE)
 			continue;
-		fanout_temps_of(storefd, k,
-				first_mark_of(&marks, i) &&
-					pid_gone(&marks, k->pid),
-				fn, opaque);
 		fn(storefd, marks.e[i].rel, opaque);
+		close(marks.e[i].fd);
 	}
-	for (size_t i = 0; i < marks.n; i++)
-		if (marks.e[i].fd >= 0)
-			close(marks.e[i].fd);
 	free(temps.e);
 	free(marks.e);
 }
