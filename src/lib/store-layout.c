@@ -295,6 +295,39 @@ int cfs_layout_move_aside_at(int dirfd, const char *rel)
 	return r;
 }
 
+int cfs_layout_make_root(const char *store)
+{
+	char *parent, *end, *slash;
+	int r;
+
+	if (mkdir(store, CFS_STORE_ROOT_MODE) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT) {
+		cfs_error("%s: cannot create directory: %s", store,
+			  strerror(errno));
+		return -1;
+	}
+	parent = xstrdup(store);
+	end = parent + strlen(parent);
+	while (end > parent + 1 && end[-1] == '/')
+		*--end = '\0';
+	slash = strrchr(parent, '/');
+	if (slash && slash > parent) {
+		*slash = '\0';
+		r = cfs_mkdir_p(parent, 0755);
+	} else {
+		r = 0; /* "/" or a name in the working directory */
+	}
+	free(parent);
+	if (r == 0 && mkdir(store, CFS_STORE_ROOT_MODE) < 0 &&
+	    errno != EEXIST) {
+		cfs_error("%s: cannot create directory: %s", store,
+			  strerror(errno));
+		r = -1;
+	}
+	return r;
+}
+
 int cfs_store_lock(const char *store, bool exclusive)
 {
 	char *path = xasprintf("%s/.lock", store);

@@ -55,7 +55,10 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 {
 	struct cfs_store *s;
 	char *tmp = xasprintf("%s/.tmp", dir);
-	int r = cfs_mkdir_p(tmp, 0755);
+	int r = cfs_layout_make_root(dir);
+
+	if (r == 0)
+		r = cfs_mkdir_p(tmp, 0755);
 
 	free(tmp);
 	if (r < 0)

@@ -4,7 +4,8 @@
  * digest, manifests that validate and whose objects are all present, refs
  * that lead to manifests, layer cache records that are intact and name
  * present objects, podman records that agree (cfs_podman_check, the check
- * cfs-podman check runs), no leftovers of dead converters. --repair moves damaged objects and manifests aside
+ * cfs-podman check runs), no leftovers of dead converters, a root only
+ * its owner can enter. --repair moves damaged objects and manifests aside
  * to STORE/damaged/ (evidence is kept) so that the next conversion writes
  * them again, and removes broken refs, records and dead leftovers; the
  * podman records are repaired as cfs-podman sync does.
@@ -264,6 +265,19 @@ static int check_podman(struct fsck *c)
 				&remaining);
 }
 
+/* Group or other access to the root opens every object to them. */
+static void check_private(struct fsck *c)
+{
+	struct stat st;
+
+	if (stat(c->o->store, &st) == 0 && (st.st_mode & 077))
+		add_finding(c, "loose", ".",
+			    xasprintf("mode %04o: other users can read every "
+				      "object; the store must be %04o",
+				      (unsigned int)(st.st_mode & 07777),
+				      CFS_STORE_ROOT_MODE));
+}
+
 static void visit_leftover(const char *rel, void *opaque)
 {
 	add_finding(opaque, "leftover", rel,
@@ -291,6 +305,16 @@ static const char *remove_file(struct fsck *c, const char *rel)
 	return r == 0 ? "removed" : NULL;
 }
 
+static const char *make_private(struct fsck *c)
+{
+	struct stat st;
+
+	if (stat(c->o->store, &st) < 0 ||
+	    chmod(c->o->store, st.st_mode & 07700) < 0)
+		return NULL;
+	return "made private";
+}
+
 static void repair(struct fsck *c)
 {
 	for (size_t i = 0; i < c->n_f; i++) {
@@ -303,6 +327,8 @@ static void repair(struct fsck *c)
 		else if (!strcmp(k, "dangling-ref") ||
 			 !strcmp(k, "bad-record") || !strcmp(k, "leftover"))
 			f->action = remove_file(c, f->path);
+		else if (!strcmp(k, "loose"))
+			f->action = make_private(c);
 	}
 }
 
@@ -385,6 +411,7 @@ int cmd_fsck(const struct cmd_opts *o)
 	if (lock >= 0 && inventory_load_all(&c.inv, o->store, true) == 0 &&
 	    mark_images(&c.inv, &c.used, false) == 0 &&
 	    check_objects(&c) == 0) {
+		check_private(&c);
 		check_images(&c);
 		store_walk_records(o->store, visit_record, &c);
 		r = check_podman(&c);

@@ -97,6 +97,15 @@ typedef void (*cfs_temp_fn)(int storefd, const char *rel, void *opaque);
  */
 void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque);
 
+/*
+ * The store's root is private to its owner: objects keep no mode of their
+ * own (0644 whatever the image says), so the root is what keeps an image's
+ * 0600 files from other local users (cfs-store(8), PERMISSIONS).
+ */
+#define CFS_STORE_ROOT_MODE 0700
+/* Makes STORE (mode CFS_STORE_ROOT_MODE) and its parents if missing. */
+int cfs_layout_make_root(const char *store);
+
 /* The store lock; returns an fd to pass to cfs_store_unlock, or -1. */
 int cfs_store_lock(const char *store, bool exclusive);
 void cfs_store_unlock(int fd);

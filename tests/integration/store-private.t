@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The store is private to its owner: objects carry no mode of their own,
+# so an image's 0600 file (here the realistic fixture's /root/.profile)
+# must not be readable by another local user in the store. A new store is
+# made 0700 whatever the umask; fsck reports a loose one and --repair
+# tightens it.
+. "$(dirname "$0")/lib.sh"
+
+require_cfs_tools oci2cfs cfs-info cfs-store mkcfs
+require_root "another user's access is tried with setpriv"
+require_host_tools setpriv python3
+build_fixtures
+plan 9
+
+L=$FX/layout
+CS=$CFS_BIN/cfs-store
+mode() { stat -c %a "$1"; }
+other() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+S=$TMP/a/b/store
+(umask 000 && "$CFS_BIN/oci2cfs" "$L" --ref realistic --store "$S" -q \
+	--sync=none)
+ok $? "oci2cfs makes a store under umask 000"
+is "$(mode "$S")" 700 "the new store's root is 0700"
+is "$(mode "$TMP/a/b")" 755 "its missing parents are made 0755 (searchable)"
+
+profile=$("$CFS_BIN/cfs-info" dump "$S/images/$(config_hex "$L" realistic).cfs" |
+	awk '$1 == "/root/.profile" { print $9 }')
+[ -n "$profile" ] && [ -f "$S/$profile" ]
+ok $? "the image's 0600 /root/.profile is an object ($profile)"
+chmod a+rx "$TMP" "$TMP/a" "$TMP/a/b"
+other cat "$S/$profile" >"$TMP/other.out" 2>&1
+st=$?
+[ $st -ne 0 ] && grep -q "Permission denied" "$TMP/other.out"
+ok $? "another user cannot read that object in the store (exit $st)" ||
+	diag_file "$TMP/other.out" 3
+
+M=$TMP/mk
+mkdir -p "$TMP/tree/d" && echo secret >"$TMP/tree/d/f"
+(umask 022 && "$CFS_BIN/mkcfs" "$TMP/tree" "$TMP/mk.cfs" --digest-store "$M")
+is "$(mode "$M")" 700 "mkcfs --digest-store makes a 0700 store too"
+
+# A store made loose by hand (or by an earlier version, which made 0755).
+chmod 0755 "$S"
+"$CS" fsck --store "$S" >"$TMP/fsck.out" 2>&1
+st=$?
+[ $st = 1 ] && grep -q "^loose: \.: mode 0755: other users can read" \
+	"$TMP/fsck.out"
+ok $? "fsck reports a 0755 store as loose, exit 1 (got $st)" ||
+	diag_file "$TMP/fsck.out" 5
+"$CS" fsck --repair --store "$S" >"$TMP/repair.out" 2>&1
+grep -q "^loose: .*\[repair: made private\]" "$TMP/repair.out" &&
+	[ "$(mode "$S")" = 700 ]
+ok $? "fsck --repair makes it 0700" || diag_file "$TMP/repair.out" 5
+"$CS" fsck --store "$S" >"$TMP/fsck2.out" 2>&1
+ok $? "fsck then finds nothing" || diag_file "$TMP/fsck2.out" 5
