@@ -18,6 +18,8 @@ MANDIR ?= $(PREFIX)/share/man
 # systemd also reads /usr/local/lib/systemd/system.
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
 DKMSDIR ?= /usr/src/composefs-$(VERSION)
+# bash-completion loads a command's completion from the file of its name.
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DEBDIR ?= build/deb
 
 CC ?= cc
@@ -127,6 +129,11 @@ install: $(TOOL_BINS)
 	for f in man/*.8; do [ -e "$$f" ] || continue; \
 		install -m 0644 "$$f" $(DESTDIR)$(MANDIR)/man8/; done
 	ln -sf mount.composefs.8 $(DESTDIR)$(MANDIR)/man8/umount.composefs.8
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0644 contrib/bash-completion/cfs \
+		$(DESTDIR)$(COMPLETIONDIR)/oci2cfs
+	for t in cfs-store cfs-info mkcfs cfs-podman; do \
+		ln -sf oci2cfs $(DESTDIR)$(COMPLETIONDIR)/$$t; done
 	sed 's|@BINDIR@|$(BINDIR)|g' contrib/systemd/cfs-podman-sync.service.in \
 		>$(DESTDIR)$(UNITDIR)/cfs-podman-sync.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cfs-podman-sync.service
