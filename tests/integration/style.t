@@ -8,7 +8,7 @@
 
 require_cfs_tools oci2cfs
 require_host_tools clang-format git
-plan 2
+plan 3
 
 cd "$TOP"
 bad=$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' |
@@ -23,3 +23,14 @@ missing=$("$CFS_BIN/oci2cfs" --help | grep -o -- '--[a-z][a-z-]*' | sort -u |
 			echo "$opt"
 	done)
 is "$missing" "" "every oci2cfs option is documented in oci2cfs(1)"
+
+# Every man page carries the packaged version (debian/changelog's, which
+# --version prints) and one date, so `man` shows which release it documents.
+version=$(awk -F'[()]' 'NR == 1 { sub(/-[^-]*$/, "", $2); print $2 }' \
+	debian/changelog)
+stale=$(for f in man/*.[0-9]; do
+	grep -m1 '^\.TH ' "$f" | grep -q " \"cfs $version\" " || echo "$f"
+done)
+dates=$(grep -h -m1 '^\.TH ' man/*.[0-9] | awk '{ print $4 }' | sort -u | wc -l)
+[ -z "$stale" ] && [ "$dates" = 1 ]
+ok $? "every man page names cfs $version and one date${stale:+ (not: $stale)}"
