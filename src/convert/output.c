@@ -95,8 +95,10 @@ void convert_print_json(const struct convert_opts *o,
 			       json_object_new_string(res->manifest_path));
 	json_object_object_add(j, "digest",
 			       json_object_new_string(res->digest_hex));
-	json_object_object_add(j, "image_id",
-			       json_object_new_string(img->config_digest));
+	/* ids as cfs-store ls --json and podman print them: bare hex */
+	json_object_object_add(
+		j, "id",
+		json_object_new_string(digest_hex(img->config_digest)));
 	json_object_object_add(
 		j, "ref",
 		res->ref_name ? json_object_new_string(res->ref_name) : NULL);

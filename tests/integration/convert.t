@@ -131,6 +131,14 @@ EOF
 ok $? "--json parses and has files, bytes and new objects (0 on a re-conversion)" ||
 	{ diag_file "$TMP/json.check"; diag_file "$TMP/json.out" 20; }
 
+id=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])' \
+	<"$TMP/json.out")
+ls_id=$("$CFS_BIN/cfs-store" ls --json --store "$S" | python3 -c '
+import json, sys
+print(" ".join(i["id"] for i in json.load(sys.stdin) if "realistic" in i["names"]))')
+[ "$id" = "$(config_hex "$FX/layout" realistic)" ] && [ "$id" = "$ls_id" ]
+ok $? "--json's id is the config digest in hex, as cfs-store ls --json prints it ($id, $ls_id)"
+
 # 7. Two images sharing their first layers store shared files once. The
 # converter may also keep objects of files that a later layer hides, so the
 # count checked is what converting the second image adds: exactly its
