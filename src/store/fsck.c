@@ -47,6 +47,7 @@ struct fsck {
 	size_t n_f;
 	struct hashed_object *objs;
 	size_t n_objs, cap_objs, measured;
+	struct store_progress progress;
 };
 
 static struct finding *add_finding(struct fsck *c, const char *kind,
@@ -113,8 +114,10 @@ static int check_objects(struct fsck *c)
 	if (store_walk_objects(c->o->store, collect_object, stray_file, c,
 			       false) < 0)
 		return -1;
-	c->measured =
-		hash_objects(c->o->store, c->objs, c->n_objs, c->o->threads);
+	store_progress_start(&c->progress, "fsck: objects", c->n_objs);
+	c->measured = hash_objects(c->o->store, c->objs, c->n_objs,
+				   c->o->threads, &c->progress);
+	store_progress_end(&c->progress);
 	for (size_t i = 0; i < c->n_objs; i++) {
 		struct hashed_object *h = &c->objs[i];
 

@@ -24,6 +24,7 @@ struct hash_job {
 	atomic_size_t next;
 	atomic_size_t measured;
 	atomic_bool no_verity; /* the filesystem has none: do not ask */
+	struct store_progress *progress;
 };
 
 static void hash_one(struct hash_job *j, struct hashed_object *h)
@@ -60,14 +61,16 @@ static void hash_worker(void *opaque)
 	struct hash_job *j = opaque;
 	size_t i;
 
-	while ((i = atomic_fetch_add(&j->next, 1)) < j->n)
+	while ((i = atomic_fetch_add(&j->next, 1)) < j->n) {
 		hash_one(j, &j->objs[i]);
+		store_progress_step(j->progress);
+	}
 }
 
 size_t hash_objects(const char *store, struct hashed_object *objs, size_t n,
-		    int threads)
+		    int threads, struct store_progress *progress)
 {
-	struct hash_job j = {.objs = objs, .n = n};
+	struct hash_job j = {.objs = objs, .n = n, .progress = progress};
 
 	j.storefd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cfs_pool_run(cfs_pool_size(threads, n, 0), hash_worker, &j);

@@ -3,6 +3,7 @@
 #ifndef CFS_STORE_TOOL_H
 #define CFS_STORE_TOOL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,6 +95,20 @@ int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
 /* Marks every object the images reference: users counted per image. */
 int mark_images(struct inventory *inv, struct dset *set, bool roots_only);
 
+/* --- a status line on a terminal (progress.c) */
+struct store_progress {
+	bool on, drawn;
+	const char *what;
+	size_t total;
+	atomic_size_t done;
+	atomic_long last_ms;
+};
+void store_progress_start(struct store_progress *p, const char *what,
+			  size_t total);
+/* One more item done; safe from any thread. */
+void store_progress_step(struct store_progress *p);
+void store_progress_end(struct store_progress *p);
+
 /* --- object digests, in parallel (hash.c) */
 struct hashed_object {
 	uint8_t digest[CFS_DIGEST_SIZE]; /* its name */
@@ -104,7 +119,7 @@ struct hashed_object {
 };
 /* Fills actual for every object; returns how many the kernel measured. */
 size_t hash_objects(const char *store, struct hashed_object *objs, size_t n,
-		    int threads);
+		    int threads, struct store_progress *progress);
 
 /* --- .tmp and leftover files of dead processes (leftovers.c) */
 /*
