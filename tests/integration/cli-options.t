@@ -11,24 +11,12 @@ require_host_tools python3 skopeo
 build_fixtures
 plan 26
 
-L=$FX/layout
 CS=$CFS_BIN/cfs-store
 INFO=$CFS_BIN/cfs-info
-convert() { # STORE TAG
-	"$CFS_BIN/oci2cfs" "$L" --ref "$2" --store "$1" -q --sync=none \
-		>/dev/null
-}
-# run CMD... -> $st, $out (stdout), $err (stderr)
-run() {
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	st=$?
-	out=$(cat "$TMP/out")
-	err=$(cat "$TMP/err")
-}
 
 # --- cfs-store: options after the operands act where they say ----------
 A=$TMP/a B=$TMP/b
-convert "$A" shared-a && convert "$B" shared-a && convert "$B" shared-b
+convert_fixture "$A" shared-a && convert_fixture "$B" shared-a && convert_fixture "$B" shared-b
 ok $? "two stores, both holding shared-a"
 run "$CS" -s "$A" rm shared-a --store "$B"
 is "$st:$err" "0:" "rm NAME --store DIR: no error"
