@@ -9,7 +9,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman mkcfs mount.composefs
 require_root "fixtures are built and unpacked as root"
 require_host_tools python3 skopeo
 build_fixtures
-plan 26
+plan 28
 
 CS=$CFS_BIN/cfs-store
 INFO=$CFS_BIN/cfs-info
@@ -112,3 +112,27 @@ awk 'length > 80 { print FILENAME ": " $0; bad = 1 } END { exit bad }' \
 	<("$CFS_BIN/mkcfs" --help) <("$CFS_BIN/mount.composefs" --help) \
 	>"$TMP/wide"
 ok $? "every help fits 80 columns"
+
+# Help text is one string literal per line, each ending in "\n", so that
+# clang-format never splits a phrase mid-word (issue 33).
+split=
+for f in store/main.c info/main.c mkcfs/main.c podman/main.c \
+	mount-helper/main.c mount-helper/umount.c; do
+	split="$split$(awk -v f="$f" '
+		/(usage_text|umount_usage)\[\] =/ { u = 1; next }
+		u && /;$/ { if ($0 !~ /\\n";$/) print f ":" NR; u = 0; next }
+		u && $0 !~ /\\n"$/ { print f ":" NR }' "$TOP/src/$f")"
+done
+is "$split" "" "every help line is one literal ending in a newline"
+
+# Every option a tool's --help lists is in its man page.
+undocumented=
+for t in cfs-store:8 cfs-info:1 cfs-podman:8 mkcfs:1; do
+	tool=${t%:*}
+	for opt in $("$CFS_BIN/$tool" --help | grep -o -- '--[a-z][a-z-]*' |
+		sort -u); do
+		grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" \
+			"$TOP/man/$tool.${t#*:}" || undocumented="$undocumented $tool:$opt"
+	done
+done
+is "$undocumented" "" "every option in --help is in the man page"
