@@ -131,40 +131,6 @@ static int check_usage(const struct cmd_opts *o, char **pos, int n_pos)
 	return 0;
 }
 
-/* The commands that delete or move files in the store. */
-static bool changes_store(const struct cmd_opts *o, const char *cmd)
-{
-	return !strcmp(cmd, "rm") || (!strcmp(cmd, "gc") && !o->dry_run) ||
-	       (!strcmp(cmd, "fsck") && o->repair);
-}
-
-/*
- * Every command refuses a newer layout; those that change the store also
- * a directory that does not say it is a store. A store made before the
- * marker (images/ and .lock) is marked now.
- */
-static int check_store(const struct cmd_opts *o, const char *cmd)
-{
-	int r = cfs_store_marker(o->store);
-
-	if (r == 0 && changes_store(o, cmd)) {
-		if (!cfs_store_shaped(o->store)) {
-			fprintf(stderr,
-				TOOL
-				": %s: not a cfs store (no " CFS_STORE_MARKER
-				"); %s%s leaves it alone. A store is marked "
-				"when oci2cfs or mkcfs --digest-store "
-				"first writes to it\n",
-				o->store, cmd, o->repair ? " --repair" : "");
-			return -1;
-		}
-		r = cfs_store_mark(o->store);
-	}
-	if (r < 0)
-		fprintf(stderr, TOOL ": %s\n", cfs_strerror());
-	return r < 0 ? -1 : 0;
-}
-
 static int run(const struct cmd_opts *o, const char *cmd, char **args,
 	       int n_args)
 {
@@ -204,8 +170,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	o.store = real;
-	r = check_store(&o, pos[0]) < 0 ? 1
-					: run(&o, pos[0], pos + 1, n_pos - 1);
+	r = store_check_marker(&o, pos[0]) < 0
+		    ? 1
+		    : run(&o, pos[0], pos + 1, n_pos - 1);
 	free(real);
 	return r;
 }
