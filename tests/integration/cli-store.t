@@ -109,8 +109,8 @@ run "$CS" -s "$S" ls --bogus
 is "$st" 2 "a usage error: exit 2"
 
 # --- waiting for the lock says so --------------------------------------
-flock -x "$S/.lock" sleep 2 &
-sleep 0.5
+flock -x "$S/.lock" -c "touch '$TMP/held'; sleep 2" &
+for _ in $(seq 100); do [ -e "$TMP/held" ] && break; sleep 0.1; done
 run "$CS" -s "$S" gc --dry-run
 wait
 case $err in
