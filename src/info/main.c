@@ -100,15 +100,17 @@ int main(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? 2 : 0;
-	if (basedir && strcmp(argv[optind], "missing-objects")) {
-		cfs_usage_error(TOOL, "%s: --basedir is for missing-objects",
-				argv[optind]);
-		return 2;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name))
+			continue;
+		if (basedir && commands[i].fn != cmd_missing_objects) {
+			cfs_usage_error(TOOL,
+					"%s: --basedir is for missing-objects",
+					argv[optind]);
+			return 2;
+		}
+		return commands[i].fn(argc - optind, argv + optind, basedir);
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[optind], commands[i].name) == 0)
-			return commands[i].fn(argc - optind, argv + optind,
-					      basedir);
 	cfs_usage_error(TOOL, "unknown command '%s'", argv[optind]);
 	return 2;
 }

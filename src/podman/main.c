@@ -189,12 +189,19 @@ static int cmd_remove(struct args *a)
 /* podman's short spellings */
 static const char *const aliases[][2] = {{"rm", "remove"}, {"ls", "list"}};
 
+static const char *const commands[] = {"setup",	 "add",	 "pull", "list",
+				       "remove", "sync", "check"};
+
+/* The command cmd names (podman's spellings too), or NULL. */
 static const char *command_name(const char *cmd)
 {
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (!strcmp(cmd, aliases[i][0]))
 			return aliases[i][1];
-	return cmd;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i]))
+			return cmd;
+	return NULL;
 }
 
 /* An option given to a command it is not for is a usage error. */
@@ -223,6 +230,10 @@ static int dispatch(struct args *a)
 {
 	const char *cmd = command_name(a->pos[0]);
 
+	if (!cmd) {
+		cfs_usage_error(TOOL, "unknown command '%s'", a->pos[0]);
+		return 2;
+	}
 	if (check_options(a, cmd) < 0)
 		return 2;
 	if (!strcmp(cmd, "setup") && a->n_pos > 2) {
@@ -246,12 +257,9 @@ static int dispatch(struct args *a)
 		return nargs(a, 0, "takes no argument")
 			       ? 2
 			       : cmd_list(&a->o, a->json);
-	if (!strcmp(cmd, "check") || !strcmp(cmd, "sync"))
-		return nargs(a, 0, "takes no argument")
-			       ? 2
-			       : cmd_check(&a->o, !strcmp(cmd, "sync"));
-	cfs_usage_error(TOOL, "unknown command '%s'", a->pos[0]);
-	return 2;
+	return nargs(a, 0, "takes no argument")
+		       ? 2
+		       : cmd_check(&a->o, !strcmp(cmd, "sync"));
 }
 
 int main(int argc, char **argv)

@@ -89,9 +89,12 @@ usage_style mkcfs 2 onlyone
 usage_style cfs-podman 2 frob
 usage_style cfs-podman 2 list --purge
 usage_style mount.composefs 1 onlyone
-run "$CS" frob
-case $err in *"unknown command 'frob'"*) r=0 ;; *) r=1 ;; esac
-ok $r "an unknown command is named as such"
+r=0
+for t in "$CS --json" "$INFO -b /" "$CFS_BIN/cfs-podman --purge"; do
+	run ${t%% *} frob ${t#* }
+	case $err in *"unknown command 'frob'"*) ;; *) r=1 ;; esac
+done
+ok $r "an unknown command is named as such (before any option check)"
 
 helps=0
 for c in "cfs-store ls" "cfs-store rm" "cfs-store gc" "cfs-store fsck" \
