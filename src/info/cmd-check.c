@@ -12,11 +12,11 @@
 #include "cfs/util.h"
 #include "cfs/verity.h"
 
-int cmd_check(int argc, char **argv)
+int cmd_check(int argc, char **argv, const char *basedir)
 {
 	int ret = 0;
 
-	if (need_operands(argc, 1, 1, "check") < 0)
+	if (need_operands(argc, 1, "check") < 0)
 		return 2;
 	for (int i = 1; i < argc; i++) {
 		struct info_image ii;
@@ -70,13 +70,13 @@ static int measure_one(const char *path, uint8_t out[CFS_DIGEST_SIZE])
 	return r;
 }
 
-int cmd_measure(int argc, char **argv)
+int cmd_measure(int argc, char **argv, const char *basedir)
 {
 	char hex[2 * CFS_DIGEST_SIZE + 1];
 	uint8_t digest[CFS_DIGEST_SIZE];
 	int ret = 0;
 
-	if (need_operands(argc, 1, 1, "measure") < 0)
+	if (need_operands(argc, 1, "measure") < 0)
 		return 2;
 	for (int i = 1; i < argc; i++) {
 		if (measure_one(argv[i], digest) < 0) {

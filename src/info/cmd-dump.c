@@ -8,17 +8,15 @@
 #include "info.h"
 #include "cfs/util.h"
 
-int cmd_dump(int argc, char **argv)
+int cmd_dump(int argc, char **argv, const char *basedir)
 {
 	struct info_image ii;
 	int ret = 0;
 
-	if (need_operands(argc, 1, 1, "dump") < 0)
+	if (need_operands(argc, 1, "dump") < 0)
 		return 2;
-	if (argc > 2) {
-		fprintf(stderr, "%s: dump takes one IMAGE\n", TOOL);
+	if (at_most_one(argc, "dump") < 0)
 		return 2;
-	}
 	if (info_open(&ii, argv[1]) < 0)
 		return 1;
 	if (cfs_dump_image(&ii.img, stdout) < 0) {
@@ -43,16 +41,14 @@ static void ls_one(const char *path, size_t path_len, uint32_t ino_num,
 	putchar('\n');
 }
 
-int cmd_ls(int argc, char **argv)
+int cmd_ls(int argc, char **argv, const char *basedir)
 {
 	struct info_image ii;
 
-	if (need_operands(argc, 1, 1, "ls") < 0)
+	if (need_operands(argc, 1, "ls") < 0)
 		return 2;
-	if (argc > 2) {
-		fprintf(stderr, "%s: ls takes one IMAGE\n", TOOL);
+	if (at_most_one(argc, "ls") < 0)
 		return 2;
-	}
 	if (info_open(&ii, argv[1]) < 0)
 		return 1;
 	cfs_image_walk(&ii.img, ls_one, NULL);

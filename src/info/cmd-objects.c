@@ -2,7 +2,6 @@
 /* cfs-info objects and missing-objects: the backing files images need. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/openat2.h>
@@ -77,12 +76,12 @@ static void print_path(const char *p)
 	putchar('\n');
 }
 
-int cmd_objects(int argc, char **argv)
+int cmd_objects(int argc, char **argv, const char *basedir)
 {
 	struct object_list l = {0};
 	int ret = 0;
 
-	if (need_operands(argc, 1, 1, "objects") < 0)
+	if (need_operands(argc, 1, "objects") < 0)
 		return 2;
 	if (collect(argv + 1, argc - 1, &l) < 0)
 		ret = 1;
@@ -148,32 +147,19 @@ static int print_missing(const char *basedir, struct object_list *l)
 	return ret;
 }
 
-int cmd_missing_objects(int argc, char **argv)
+int cmd_missing_objects(int argc, char **argv, const char *basedir)
 {
-	static const struct option opts[] = {
-		{"basedir", required_argument, NULL, 'b'},
-		{NULL, 0, NULL, 0},
-	};
 	struct object_list l = {0};
-	const char *basedir = NULL;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+b:", opts, NULL)) != -1) {
-		if (c != 'b')
-			return 2;
-		basedir = optarg;
-	}
 	if (!basedir) {
-		fprintf(stderr, "%s: missing-objects needs --basedir DIR\n",
-			TOOL);
+		cfs_usage_error(TOOL, "missing-objects: needs --basedir DIR");
 		return 2;
 	}
-	if (need_operands(argc, optind, 1, "missing-objects") < 0)
+	if (need_operands(argc, 1, "missing-objects") < 0)
 		return 2;
-	ret = collect(argv + optind, argc - optind, &l) < 0
-		      ? 1
-		      : print_missing(basedir, &l);
+	ret = collect(argv + 1, argc - 1, &l) < 0 ? 1
+						  : print_missing(basedir, &l);
 	free_list(&l);
 	return ret;
 }

@@ -21,15 +21,20 @@ struct info_image {
 int info_open(struct info_image *ii, const char *path);
 void info_close(struct info_image *ii);
 
-/* Subcommands; argv[0] is the subcommand name. Return the exit status. */
-int cmd_dump(int argc, char **argv);
-int cmd_ls(int argc, char **argv);
-int cmd_objects(int argc, char **argv);
-int cmd_missing_objects(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_measure(int argc, char **argv);
+/*
+ * Subcommands; argv[0] is the subcommand name, then its operands (options
+ * are parsed in main.c). Return the exit status.
+ */
+int cmd_dump(int argc, char **argv, const char *basedir);
+int cmd_ls(int argc, char **argv, const char *basedir);
+int cmd_objects(int argc, char **argv, const char *basedir);
+int cmd_missing_objects(int argc, char **argv, const char *basedir);
+int cmd_check(int argc, char **argv, const char *basedir);
+int cmd_measure(int argc, char **argv, const char *basedir);
 
-/* Checks that argv holds at least min operands after option parsing. */
-int need_operands(int argc, int optind_, int min, const char *cmd);
+/* Usage errors (printed, -1) unless argv holds at least min operands... */
+int need_operands(int argc, int min, const char *cmd);
+/* ... or at most one. */
+int at_most_one(int argc, const char *cmd);
 
 #endif

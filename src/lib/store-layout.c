@@ -328,19 +328,51 @@ int cfs_layout_make_root(const char *store)
 	return r;
 }
 
+/*
+ * The lock file, made if need be in a marked store (an unmarked directory
+ * is only inspected: nothing is made in it). Where it cannot be made or
+ * written (a read-only mount, another user's store) an existing one is
+ * opened for reading, which flock(2) accepts; with none at all, no writer
+ * can have held the lock, and the store directory itself stands in for it.
+ */
+static int open_lock(const char *store, const char *path)
+{
+	int fd = -1;
+
+	errno = EACCES;
+	if (cfs_store_marker(store) > 0)
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 || (errno != EACCES && errno != EROFS))
+		return fd;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	return open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Says so on stderr before waiting for a lock another process holds. */
+static int wait_lock(int fd, int op, const char *path)
+{
+	if (flock(fd, op | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return -1;
+	fprintf(stderr, "%s: waiting for the store lock %s\n",
+		program_invocation_short_name, path);
+	return flock(fd, op);
+}
+
 int cfs_store_lock(const char *store, bool exclusive)
 {
 	char *path = xasprintf("%s/.lock", store);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open_lock(store, path);
 
-	if (fd < 0 && errno == EACCES)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		cfs_error("%s: %s", path, strerror(errno));
 		free(path);
 		return -1;
 	}
-	if (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
+	if (wait_lock(fd, exclusive ? LOCK_EX : LOCK_SH, path) < 0) {
 		/* EINTR: a signal while waiting means the user gave up. */
 		cfs_error("%s: lock: %s", path,
 			  errno == EINTR ? "interrupted" : strerror(errno));

@@ -59,9 +59,8 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 
 	if (r == 0)
 		r = cfs_mkdir_p(tmp, 0755);
-
 	free(tmp);
-	if (r < 0)
+	if (r < 0 || cfs_store_mark(dir) < 0)
 		return -1;
 	s = xcalloc(1, sizeof(*s));
 	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

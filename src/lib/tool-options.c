@@ -2,6 +2,7 @@
 /* What every tool's option parsing shares: --version, counts like -j N. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,4 +44,22 @@ int cfs_parse_count(const char *s, int min, int max, int *out)
 	}
 	*out = (int)v;
 	return 0;
+}
+
+void cfs_usage_hint(const char *tool)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", tool);
+}
+
+int cfs_usage_error(const char *tool, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cfs_usage_hint(tool);
+	return -1;
 }

@@ -14,27 +14,26 @@
 
 static const char usage_text[] =
 	"Usage: mkcfs [OPTIONS] SOURCE IMAGE\n"
-	"Make a composefs image from a directory or a composefs-dump(5) "
-	"file.\n"
-	"SOURCE \"-\" reads a dump from standard input; IMAGE \"-\" writes "
-	"the\n"
-	"image to standard output.\n"
+	"Make a composefs image from a directory or a composefs-dump(5)\n"
+	"file. SOURCE \"-\" reads a dump from standard input; IMAGE \"-\"\n"
+	"writes the image to standard output. Options may come anywhere on\n"
+	"the line; \"--\" ends them.\n"
 	"\n"
 	"Options:\n"
-	"      --digest-store=DIR  copy regular file contents into the "
-	"object\n"
-	"                          store DIR (of a dump: its inline CONTENT)\n"
-	"      --from-file         SOURCE is a dump file (the default when "
-	"it\n"
-	"                          is not a directory)\n"
+	"      --digest-store=DIR  copy regular file contents into the\n"
+	"                          object store DIR (of a dump: its inline\n"
+	"                          CONTENT)\n"
+	"      --from-file         SOURCE is a dump file (the default when\n"
+	"                          it is not a directory)\n"
 	"      --print-digest      print the fs-verity digest of the image\n"
 	"      --use-epoch         set every modification time to 0\n"
 	"      --skip-xattrs       record no extended attributes\n"
-	"      --sync=MODE         batch (default), each or none: how "
-	"objects\n"
-	"                          and the image are made durable\n"
+	"      --sync=MODE         batch (default), each or none: how\n"
+	"                          objects and the image are made durable\n"
 	"  -h, --help              show this help and exit\n"
-	"      --version           print the version and exit\n";
+	"      --version           print the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 failure, 2 usage error.\n";
 
 enum {
 	OPT_STORE = 256,
@@ -75,6 +74,7 @@ static int parse_args(int argc, char **argv, struct mkcfs_opts *o)
 	};
 	int c;
 
+	argv[0] = (char *)TOOL; /* getopt_long's messages name the tool */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_STORE:
@@ -95,25 +95,20 @@ static int parse_args(int argc, char **argv, struct mkcfs_opts *o)
 		case OPT_SYNC:
 			if (parse_sync(optarg, &o->sync) == 0)
 				break;
-			fprintf(stderr, "%s: --sync: unknown mode '%s'\n", TOOL,
-				optarg);
-			return -1;
+			return cfs_usage_error(
+				TOOL, "--sync: unknown mode '%s'", optarg);
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
 		case OPT_VERSION:
 			return cfs_print_version(TOOL);
 		default:
-			fprintf(stderr, "%s: see %s --help\n", TOOL, TOOL);
+			cfs_usage_hint(TOOL);
 			return -1;
 		}
 	}
-	if (argc - optind != 2) {
-		fprintf(stderr,
-			"%s: expected SOURCE and IMAGE (see %s --help)\n", TOOL,
-			TOOL);
-		return -1;
-	}
+	if (argc - optind != 2)
+		return cfs_usage_error(TOOL, "expected SOURCE and IMAGE");
 	o->source = argv[optind];
 	o->image = argv[optind + 1];
 	return 0;

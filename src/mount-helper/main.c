@@ -32,8 +32,8 @@ static const char usage_text[] =
 	"\n"
 	"Mount options (-o):\n"
 	"  basedir=DIR[:DIR...]  where the image's file contents are looked\n"
-	"                        up, in order (default with store=: the "
-	"store)\n"
+	"                        up, in order (default with store=: the\n"
+	"                        store)\n"
 	"  digest=HEX            the image file's expected fs-verity digest\n"
 	"                        (64 hex digits; the image needs fs-verity)\n"
 	"  verity_check=0|1|2    0 never check file contents; 1 check files\n"
@@ -45,12 +45,9 @@ static const char usage_text[] =
 	"                        DIR/refs/, and basedir defaults to DIR\n"
 	"  upperdir=DIR,workdir=DIR\n"
 	"                        writable mount: the image is mounted under\n"
-	"                        " MH_PRIVATE_ROOT
-	"/ and an overlayfs with this "
-	"upper\n"
-	"                        directory is mounted on TARGET; umount "
-	"TARGET\n"
-	"                        unmounts both\n"
+	"                        " MH_PRIVATE_ROOT "/ and an overlayfs\n"
+	"                        with this upper directory is mounted on\n"
+	"                        TARGET; umount TARGET unmounts both\n"
 	"  ro                    the image is always mounted read-only; rw,\n"
 	"                        which mount(8) passes unless ro is given, is\n"
 	"                        accepted and still mounts read-only\n"
@@ -62,8 +59,8 @@ static const char usage_text[] =
 	"permissions, 2 system error, 4 internal error, 32 mount failure.\n"
 	"\n"
 	"fstab example:\n"
-	"  /var/lib/cfs/images/ID.cfs /mnt/app composefs "
-	"ro,basedir=/var/lib/cfs,digest=HEX 0 0\n"
+	"  /var/lib/cfs/images/ID.cfs /mnt/app composefs \\\n"
+	"    ro,basedir=/var/lib/cfs,digest=HEX 0 0\n"
 	"  app /mnt/app composefs ro,store=/var/lib/cfs,verity 0 0\n"
 	"See mount.composefs(8).\n";
 
@@ -96,14 +93,6 @@ void mh_verbose(const struct mh_flags *f, const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", mh_prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see '%s --help')\n", mh_prog);
-	return -1;
-}
-
 struct mh_args {
 	struct mh_flags flags;
 	char *optstr; /* every -o, -r and -w joined */
@@ -117,6 +106,8 @@ static void add_options(struct mh_args *a, const char *more)
 	free(a->optstr);
 	a->optstr = joined;
 }
+
+static const char no_namespaces[] = "-N (mount namespaces) is not supported";
 
 /* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct mh_args *a)
@@ -148,12 +139,12 @@ static int parse_args(int argc, char **argv, struct mh_args *a)
 			break;
 		case 't':
 			if (strcmp(optarg, "composefs") != 0)
-				return usage_error("unsupported type '%s'",
-						   optarg);
+				return cfs_usage_error(mh_prog,
+						       "unsupported type '%s'",
+						       optarg);
 			break;
 		case 'N':
-			return usage_error("%s", "-N (mount namespaces) is not "
-						 "supported");
+			return cfs_usage_error(mh_prog, "%s", no_namespaces);
 		case 'r':
 			add_options(a, "ro");
 			break;
@@ -166,16 +157,15 @@ static int parse_args(int argc, char **argv, struct mh_args *a)
 		case 'V':
 			return cfs_print_version(mh_prog);
 		default:
-			fprintf(stderr,
-				"Try '%s --help' for more information.\n",
-				mh_prog);
+			cfs_usage_hint(mh_prog);
 			return -1;
 		}
 	}
 	if (argc - optind != 2)
-		return usage_error("%s", argc - optind < 2
-						 ? "expected SOURCE and TARGET"
-						 : "too many arguments");
+		return cfs_usage_error(mh_prog, "%s",
+				       argc - optind < 2
+					       ? "expected SOURCE and TARGET"
+					       : "too many arguments");
 	a->source = argv[optind];
 	a->target = argv[optind + 1];
 	return 0;
@@ -243,9 +233,10 @@ int main(int argc, char **argv)
 	const char *base = strrchr(argv[0], '/');
 
 	base = base ? base + 1 : argv[0];
-	if (strncmp(base, "umount.", 7) == 0) {
+	if (strncmp(base, "umount.", 7) == 0)
 		mh_prog = "umount.composefs";
+	argv[0] = (char *)mh_prog; /* getopt_long's messages name the tool */
+	if (strcmp(mh_prog, "umount.composefs") == 0)
 		return mh_umount_main(argc, argv);
-	}
 	return mount_main(argc, argv);
 }

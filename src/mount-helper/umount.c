@@ -51,6 +51,11 @@ int mh_umount_path(const char *path, const struct mh_flags *f,
 	return rc;
 }
 
+static const char umount_usage[] =
+	"Usage: umount.composefs [-flnrv] TARGET\n"
+	"Unmount a composefs mount; for an upperdir= mount also the\n"
+	"composefs mount below its overlay. See mount.composefs(8).\n";
+
 /* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_umount_args(int argc, char **argv, struct mh_flags *f,
 			     const char **target)
@@ -83,23 +88,20 @@ static int parse_umount_args(int argc, char **argv, struct mh_flags *f,
 		case 't':
 			break;
 		case 'h':
-			printf("Usage: umount.composefs [-flnrv] TARGET\n"
-			       "Unmount a composefs mount; for an upperdir= "
-			       "mount also the composefs\nmount below its "
-			       "overlay. See mount.composefs(8).\n");
+			fputs(umount_usage, stdout);
 			return 1;
 		case 'V':
 			return cfs_print_version(mh_prog);
 		default:
-			fprintf(stderr, "Usage: umount.composefs [-flnrv] "
-					"TARGET\n");
+			cfs_usage_hint(mh_prog);
 			return -1;
 		}
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "Usage: umount.composefs [-flnrv] TARGET\n");
-		return -1;
-	}
+	if (argc - optind != 1)
+		return cfs_usage_error(mh_prog, "%s",
+				       argc - optind < 1
+					       ? "expected TARGET"
+					       : "too many arguments");
 	*target = argv[optind];
 	return 0;
 }

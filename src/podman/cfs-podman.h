@@ -11,7 +11,8 @@
 
 /* Each returns the process exit status. */
 int cmd_setup(const struct cfs_podman_opts *o, bool install, const char *file);
-int cmd_list(const struct cfs_podman_opts *o);
+/* json: one array of objects, each field as in the table, "id" in full. */
+int cmd_list(const struct cfs_podman_opts *o, bool json);
 /* check (repair false) or sync (repair true). */
 int cmd_check(const struct cfs_podman_opts *o, bool repair);
 /* remove --purge: unregister, then cfs-store rm the image. */

@@ -12,56 +12,50 @@
 
 #define DEFAULT_STORE "/var/lib/cfs"
 
-static void usage(FILE *f)
-{
-	fputs("Usage: cfs-podman [OPTION]... COMMAND [ARG]...\n"
-	      "Make composefs images runnable by podman through an "
-	      "additional image store\n"
-	      "(STORE/podman).\n"
-	      "\n"
-	      "Commands:\n"
-	      "  setup [--install] [FILE]   print (or add to FILE, default "
-	      "podman's\n"
-	      "                             storage.conf) the "
-	      "additionalimagestores setting\n"
-	      "  add NAME|MANIFEST [--name REPO:TAG]... [--mountpoint DIR]\n"
-	      "                             mount an image and register it "
-	      "with podman\n"
-	      "  pull IMAGE                 oci2cfs --podman IMAGE: pull "
-	      "(docker://...,\n"
-	      "                             containers-storage:..., a "
-	      "file), convert, add\n"
-	      "  list                       registered images, mounts, "
-	      "digests\n"
-	      "  remove [--purge] IMAGE     unregister (refused while a "
-	      "container uses it);\n"
-	      "                             --purge: then cfs-store rm it "
-	      "from the store\n"
-	      "  sync                       remount registered images, "
-	      "repair what is safe\n"
-	      "  check                      report where records and mounts "
-	      "disagree\n"
-	      "\n"
-	      "Options:\n"
-	      "  -s, --store=DIR         cfs store (default " DEFAULT_STORE
-	      ")\n"
-	      "      --storage-conf=FILE podman's storage.conf (default "
-	      "$CONTAINERS_STORAGE_CONF\n"
-	      "                          or /etc/containers/storage.conf)\n"
-	      "  -n, --name=REPO:TAG     add: a name for the image "
-	      "(repeatable)\n"
-	      "      --mountpoint=DIR    add: the image's tree is already "
-	      "mounted at DIR\n"
-	      "      --install           setup: edit the file instead of "
-	      "printing\n"
-	      "      --purge             remove: also remove the image from "
-	      "the cfs store\n"
-	      "      --signature-policy=FILE  pull: policy.json (default: "
-	      "as podman)\n"
-	      "  -h, --help              show this help\n"
-	      "      --version           print the version\n",
-	      f);
-}
+static const char usage_text[] =
+	"Usage: cfs-podman [OPTION]... COMMAND [ARG]...\n"
+	"Make composefs images runnable by podman through an additional\n"
+	"image store (STORE/podman). Options may come anywhere on the line;\n"
+	"\"--\" ends them.\n"
+	"\n"
+	"Commands:\n"
+	"  setup [--install] [FILE]   print (or add to FILE, default podman's\n"
+	"                             storage.conf) the additionalimagestores\n"
+	"                             setting\n"
+	"  add NAME|MANIFEST [--name REPO:TAG]... [--mountpoint DIR]\n"
+	"                             mount an image and register it with\n"
+	"                             podman\n"
+	"  pull IMAGE                 oci2cfs --podman IMAGE: pull\n"
+	"                             (docker://..., containers-storage:...,\n"
+	"                             a file), convert, add\n"
+	"  list [--json], ls          registered images, mounts, digests\n"
+	"  remove [--purge] IMAGE, rm unregister (refused while a container\n"
+	"                             uses it); --purge: then cfs-store rm it\n"
+	"                             from the store\n"
+	"  sync                       remount registered images, repair what\n"
+	"                             is safe\n"
+	"  check                      report where records and mounts\n"
+	"                             disagree\n"
+	"\n"
+	"Options:\n"
+	"  -s, --store=DIR            cfs store (default " DEFAULT_STORE ")\n"
+	"      --storage-conf=FILE    podman's storage.conf (default\n"
+	"                             $CONTAINERS_STORAGE_CONF or\n"
+	"                             /etc/containers/storage.conf)\n"
+	"  -n, --name=REPO:TAG        add: a name for the image (repeatable)\n"
+	"      --mountpoint=DIR       add: the image's tree is already\n"
+	"                             mounted at DIR\n"
+	"      --install              setup: edit the file instead of\n"
+	"                             printing\n"
+	"      --purge                remove: also remove the image from the\n"
+	"                             cfs store\n"
+	"      --json                 list: one JSON array of the images\n"
+	"      --signature-policy=FILE\n"
+	"                             pull: policy.json (default: as podman)\n"
+	"  -h, --help                 show this help and exit\n"
+	"      --version              print the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 findings or failure, 2 usage error.\n";
 
 enum {
 	OPT_STORAGE_CONF = 256,
@@ -69,6 +63,7 @@ enum {
 	OPT_INSTALL,
 	OPT_PURGE,
 	OPT_POLICY,
+	OPT_JSON,
 	OPT_VERSION,
 };
 
@@ -80,6 +75,7 @@ static const struct option long_opts[] = {
 	{"install", no_argument, NULL, OPT_INSTALL},
 	{"purge", no_argument, NULL, OPT_PURGE},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
+	{"json", no_argument, NULL, OPT_JSON},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -90,7 +86,7 @@ struct args {
 	const char **names;
 	size_t n_names;
 	const char *mountpoint;
-	bool install, purge;
+	bool install, purge, json;
 	const char *policy;
 	char **pos; /* command and its arguments */
 	int n_pos;
@@ -128,21 +124,23 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_POLICY:
 			a->policy = optarg;
 			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
 		case 'h':
-			usage(stdout);
+			fputs(usage_text, stdout);
 			return 1;
 		case OPT_VERSION:
 			return cfs_print_version(TOOL);
 		default:
+			cfs_usage_hint(TOOL);
 			return -1;
 		}
 	}
 	a->pos = argv + optind;
 	a->n_pos = argc - optind;
-	if (a->n_pos < 1) {
-		fputs(TOOL ": expected a COMMAND (see --help)\n", stderr);
-		return -1;
-	}
+	if (a->n_pos < 1)
+		return cfs_usage_error(TOOL, "no command");
 	return 0;
 }
 
@@ -150,8 +148,7 @@ static int nargs(const struct args *a, int want, const char *what)
 {
 	if (a->n_pos - 1 == want)
 		return 0;
-	fprintf(stderr, TOOL ": %s: %s\n", a->pos[0], what);
-	return -1;
+	return cfs_usage_error(TOOL, "%s: %s", a->pos[0], what);
 }
 
 static int cmd_add(struct args *a)
@@ -189,37 +186,63 @@ static int cmd_remove(struct args *a)
 	return 0;
 }
 
+/* podman's short spellings */
+static const char *const aliases[][2] = {{"rm", "remove"}, {"ls", "list"}};
+
+static const char *const commands[] = {"setup",	 "add",	 "pull", "list",
+				       "remove", "sync", "check"};
+
+/* The command cmd names (podman's spellings too), or NULL. */
+static const char *command_name(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(cmd, aliases[i][0]))
+			return aliases[i][1];
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i]))
+			return cmd;
+	return NULL;
+}
+
+/* An option given to a command it is not for is a usage error. */
+static int check_options(const struct args *a, const char *cmd)
+{
+	const struct {
+		bool given;
+		const char *option, *command;
+	} rules[] = {
+		{a->names || a->mountpoint, "--name and --mountpoint", "add"},
+		{a->purge, "--purge", "remove"},
+		{a->policy, "--signature-policy", "pull"},
+		{a->install, "--install", "setup"},
+		{a->json, "--json", "list"},
+	};
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (rules[i].given && strcmp(cmd, rules[i].command))
+			return cfs_usage_error(TOOL, "%s: %s: only for %s",
+					       a->pos[0], rules[i].option,
+					       rules[i].command);
+	return 0;
+}
+
 static int dispatch(struct args *a)
 {
-	const char *cmd = a->pos[0];
+	const char *cmd = command_name(a->pos[0]);
 
-	if (strcmp(cmd, "add") && (a->names || a->mountpoint)) {
-		fprintf(stderr,
-			TOOL ": %s: --name and --mountpoint are for "
-			     "add\n",
-			cmd);
+	if (!cmd) {
+		cfs_usage_error(TOOL, "unknown command '%s'", a->pos[0]);
 		return 2;
 	}
-	if (strcmp(cmd, "remove") && a->purge) {
-		fprintf(stderr, TOOL ": %s: --purge is for remove\n", cmd);
+	if (check_options(a, cmd) < 0)
+		return 2;
+	if (!strcmp(cmd, "setup") && a->n_pos > 2) {
+		cfs_usage_error(TOOL, "setup: expected at most one FILE");
 		return 2;
 	}
-	if (strcmp(cmd, "pull") && a->policy) {
-		fprintf(stderr, TOOL ": %s: --signature-policy is for pull\n",
-			cmd);
-		return 2;
-	}
-	if (strcmp(cmd, "setup") && a->install) {
-		fprintf(stderr, TOOL ": %s: --install is for setup\n", cmd);
-		return 2;
-	}
-	if (!strcmp(cmd, "setup") && a->n_pos <= 2)
+	if (!strcmp(cmd, "setup"))
 		return cmd_setup(&a->o, a->install,
 				 a->n_pos == 2 ? a->pos[1] : NULL);
-	if (!strcmp(cmd, "setup")) {
-		fputs(TOOL ": setup: expected at most one FILE\n", stderr);
-		return 2;
-	}
 	if (!strcmp(cmd, "add"))
 		return nargs(a, 1, "expected one NAME or MANIFEST")
 			       ? 2
@@ -231,13 +254,12 @@ static int dispatch(struct args *a)
 	if (!strcmp(cmd, "remove"))
 		return nargs(a, 1, "expected one IMAGE") ? 2 : cmd_remove(a);
 	if (!strcmp(cmd, "list"))
-		return nargs(a, 0, "takes no argument") ? 2 : cmd_list(&a->o);
-	if (!strcmp(cmd, "check") || !strcmp(cmd, "sync"))
 		return nargs(a, 0, "takes no argument")
 			       ? 2
-			       : cmd_check(&a->o, !strcmp(cmd, "sync"));
-	fprintf(stderr, TOOL ": %s: unknown command (see --help)\n", cmd);
-	return 2;
+			       : cmd_list(&a->o, a->json);
+	return nargs(a, 0, "takes no argument")
+		       ? 2
+		       : cmd_check(&a->o, !strcmp(cmd, "sync"));
 }
 
 int main(int argc, char **argv)
@@ -245,7 +267,8 @@ int main(int argc, char **argv)
 	struct args a = {0};
 	int r;
 
-	umask(022); /* podman's rootless readers need 0644 files */
+	umask(022);		/* podman's rootless readers need 0644 files */
+	argv[0] = (char *)TOOL; /* getopt_long's messages name the tool */
 	r = parse_args(argc, argv, &a);
 	if (r) {
 		free(a.names);

@@ -430,7 +430,7 @@ int cmd_fsck(const struct cmd_opts *o)
 		print_json_report(&c);
 	else
 		print_text(&c);
-	r = r < 0 ? 2 : c.n_f ? 1 : 0;
+	r = r < 0 || c.n_f ? 1 : 0;
 	free_fsck(&c);
 	return r;
 }

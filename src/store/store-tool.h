@@ -158,5 +158,11 @@ int cmd_df(const struct cmd_opts *o);
 int cmd_rm(const struct cmd_opts *o, char **names, int n);
 int cmd_gc(const struct cmd_opts *o);
 int cmd_fsck(const struct cmd_opts *o);
+/*
+ * 0 if the command may act on o->store: every command refuses a newer
+ * layout, those that delete or move files also an unmarked directory
+ * (marker.c). -1 after printing why.
+ */
+int store_check_marker(const struct cmd_opts *o, const char *cmd);
 
 #endif

@@ -7,6 +7,8 @@
 #   diag MSG... / diag_file FILE [MAX]   comments on stderr
 #   plan N / plan_skip_all REASON / done_testing
 #   at_exit CMD           run CMD (eval) when the test exits (LIFO)
+#   run CMD...            run it: $st, $out, $err
+#   convert_fixture STORE TAG   oci2cfs the fixture layout's TAG into STORE
 # Sets TOP (repo), CFS_BIN (default TOP/build/bin), TMP (removed at exit).
 
 set -u
@@ -106,6 +108,20 @@ done_testing() {
 	[ -z "$_tap_planned" ] && echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
+}
+
+# run CMD... -> $st (status), $out (stdout), $err (stderr)
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+# Converts the fixture layout's image TAG into STORE, quietly.
+convert_fixture() { # STORE TAG
+	"$CFS_BIN/oci2cfs" "$FX/layout" --ref "$2" --store "$1" -q \
+		--sync=none >/dev/null
 }
 
 # Fails (not skips) when a tool under test is not built: the tests exist to

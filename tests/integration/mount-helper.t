@@ -75,7 +75,9 @@ for o in basedir= digest= verity_check= verity store= upperdir= workdir= \
 done
 is "$missing" "" "--help and mount.composefs(8) both document every option"
 run "$H" "$IMG"
-fails 1 "expected SOURCE and TARGET" "one argument: usage error, exit 1"
+is "$st:$err" "1:mount.composefs: expected SOURCE and TARGET
+Try 'mount.composefs --help' for more information." \
+	"one argument: usage error, exit 1"
 run "$H" -o unknown=1 "$IMG" "$TMP/mnt"
 fails 1 "unknown mount option 'unknown'" "unknown option: exit 1"
 run "$H" -f -s -o unknown=1 "$IMG" "$TMP/mnt"

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* store-layout: the one ref-name rule, ids, refs written/resolved/removed. */
+/*
+ * store-layout: the one ref-name rule, ids, refs written/resolved/removed,
+ * the store marker.
+ */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +93,47 @@ static void test_refs(void)
 	free(id);
 }
 
+static void put(const char *dir, const char *text)
+{
+	char *path = xasprintf("%s/" CFS_STORE_MARKER, dir);
+
+	unlink(path);
+	ok(cfs_write_file_atomic(path, text, strlen(text), 0644,
+				 CFS_ATOMIC_NOSYNC) == 0,
+	   "marker of %zu bytes written", strlen(text));
+	free(path);
+}
+
+static void test_marker(void)
+{
+	char dir[] = "/tmp/test-store-marker.XXXXXX", *big = repeat('x', 100);
+	char *cmd;
+
+	ok(mkdtemp(dir) != NULL, "scratch directory");
+	ok(cfs_store_marker(dir) == 0, "an unmarked directory: 0");
+	ok(cfs_store_mark(dir) == 0 && cfs_store_marker(dir) == 1,
+	   "marked, then a store of this layout");
+	put(dir, "cfs-store layout 2\n");
+	ok(cfs_store_marker(dir) < 0 && strstr(cfs_strerror(), "newer"),
+	   "a newer layout is refused: %s", cfs_strerror());
+	ok(cfs_store_mark(dir) < 0, "and not overwritten by mark");
+	put(dir, "cfs-store layout 1");
+	ok(cfs_store_marker(dir) < 0, "a marker without its newline: refused");
+	put(dir, "cfs-store layout 0\n");
+	ok(cfs_store_marker(dir) < 0, "layout 0: refused");
+	put(dir, big);
+	ok(cfs_store_marker(dir) < 0, "a 100-byte marker: refused");
+	ok(!cfs_store_shaped(dir), "no images/, no .lock: not store-shaped");
+	cmd = xasprintf("rm -rf %s", dir);
+	ok(system(cmd) == 0, "cleanup");
+	free(cmd);
+	free(big);
+}
+
 int main(void)
 {
 	test_names();
 	test_refs();
+	test_marker();
 	return tap_done();
 }

@@ -11,6 +11,7 @@
  *   STORE/.tmp/fanout.PID.H        the marker of their writer, held
  *                                  locked by it (flock)
  *   STORE/.lock                    the store lock
+ *   STORE/.cfs-store               the marker: "cfs-store layout N\n"
  * Tools call these instead of composing paths.
  *
  * The store lock (flock on STORE/.lock): a conversion holds it shared
@@ -106,7 +107,30 @@ void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque);
 /* Makes STORE (mode CFS_STORE_ROOT_MODE) and its parents if missing. */
 int cfs_layout_make_root(const char *store);
 
-/* The store lock; returns an fd to pass to cfs_store_unlock, or -1. */
+#define CFS_STORE_MARKER ".cfs-store"
+#define CFS_STORE_LAYOUT_VERSION 1 /* the layout this file describes */
+
+/*
+ * STORE/.cfs-store: 1 if it marks a store of a layout this version reads,
+ * 0 if there is none, -1 after a message (unreadable, not a marker, or a
+ * newer layout) (store-marker.c).
+ */
+int cfs_store_marker(const char *store);
+/* Checks the marker as above, writing it if there is none: 0 or -1. */
+int cfs_store_mark(const char *store);
+/*
+ * Whether an unmarked directory has the shape every store made before the
+ * marker has: an images/ directory and a .lock file. No message.
+ */
+bool cfs_store_shaped(const char *store);
+
+/*
+ * The store lock; returns an fd to pass to cfs_store_unlock, or -1. Before
+ * waiting for another process it prints "PROGRAM: waiting for the store
+ * lock STORE/.lock" on stderr. A read-only store (mount or permissions) is
+ * locked through its existing .lock opened for reading, or not at all
+ * when it has none.
+ */
 int cfs_store_lock(const char *store, bool exclusive);
 void cfs_store_unlock(int fd);
 

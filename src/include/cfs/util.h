@@ -113,6 +113,15 @@ const char *cfs_version(void);
 /* Prints "TOOL VERSION" on stdout for --version; returns 1 (see above). */
 int cfs_print_version(const char *tool);
 /*
+ * The one usage-error style of every tool, on stderr: "TOOL: MESSAGE", then
+ * "Try 'TOOL --help' for more information.". getopt_long's own messages
+ * take the place of "TOOL: MESSAGE" when main() sets argv[0] to TOOL first.
+ * cfs_usage_error returns -1 (see above).
+ */
+void cfs_usage_hint(const char *tool);
+int cfs_usage_error(const char *tool, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
  * A decimal integer option value in [min, max] (all of s: no sign-only,
  * no trailing junk, no leading blank): 0, or -1 after cfs_error() saying
  * "not a number: S" or "out of range (MIN to MAX): S".
