@@ -19,11 +19,27 @@ _tap_planned=
 _tap_exit_cmds=()
 
 _tap_cleanup() {
-	local i
+	local st=$? i
 	for ((i = ${#_tap_exit_cmds[@]} - 1; i >= 0; i--)); do
 		eval "${_tap_exit_cmds[i]}" || true
 	done
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
+	exit "$(_tap_exit_status "$st")"
+}
+
+# A test run directly (not under prove) must say by its exit status what
+# prove sees in its TAP: a not-ok or a plan not met is a failure, whatever
+# the last command's status was.
+_tap_exit_status() { # STATUS
+	if [ "$1" -ne 0 ]; then
+		echo "$1"
+	elif [ "$_tap_failed" -gt 0 ]; then
+		echo 1
+	elif [ -n "$_tap_planned" ] && [ "$_tap_n" -ne "$_tap_planned" ]; then
+		echo 255
+	else
+		echo 0
+	fi
 }
 trap _tap_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -218,3 +234,4 @@ verity_fs() {
 	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
 		2>"$TMP/verity.err"
 }
+
