@@ -235,3 +235,29 @@ verity_fs() {
 		2>"$TMP/verity.err"
 }
 
+# tap_include NAME STATUS FILE: the TAP a runner (tests/vm/run.sh,
+# tests/vm/stock/run.sh) wrote to FILE, renumbered into this test's, its
+# other lines as comments; then one test that NAME ran to its end: exit
+# STATUS 0 and as many tests as its plan. A runner that refused to start,
+# failed or stopped early is a not-ok, never a shorter pass.
+tap_include() { # NAME STATUS FILE
+	local line status rest plan= n0=$_tap_n
+	while IFS= read -r line; do
+		case $line in
+		"ok"* | "not ok"*)
+			status=${line%%ok*}ok
+			rest=${line#"$status"}
+			rest=$(printf '%s' "$rest" | sed -E 's/^ *[0-9]+//')
+			_tap_n=$((_tap_n + 1))
+			[ "$status" = ok ] || _tap_failed=$((_tap_failed + 1))
+			echo "$status $_tap_n$rest"
+			;;
+		"1.."*) plan=${line#1..} ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$3"
+	[ "$2" -eq 0 ] && [ -n "$plan" ] && [ "$plan" -gt 0 ] &&
+		[ "$plan" -eq $((_tap_n - n0)) ]
+	ok $? "$1 ran to its end (exit $2; plan ${plan:-missing}, $((_tap_n - n0)) tests)"
+}
