@@ -162,6 +162,22 @@ build_fixtures() {
 	fi
 }
 
+# For the QEMU tiers: the fixtures in oci-fixtures/out, where the VMs read
+# them (their root is the host's, read-only), with the reference dump of
+# each in its refcache. One tier at a time builds them (a lock): the
+# other, run side by side, finds them made.
+vm_fixtures() {
+	(
+		unset CFS_FIXTURES
+		build_fixtures
+		exec 5>"$FX/.refs.lock"
+		flock 5
+		while read -r -u 4 _ ref; do
+			reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
+		done 4<"$FX/fixtures.list"
+	)
+}
+
 # Config digest (hex) of a tagged image in an OCI layout.
 config_hex() { # LAYOUT TAG
 	python3 "$TOP/tests/integration/layout-config.py" "$1" "$2"

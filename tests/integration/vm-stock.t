@@ -73,13 +73,7 @@ ok 0 "DKMS builds composefs.ko for $release on the host ($((SECONDS - t0)) s)"
 
 # The fixtures and their reference dumps, built on the host as vm.t does
 # (the VM's root is read-only); a failure shows in the sections' lines.
-(
-	unset CFS_FIXTURES
-	build_fixtures
-	while read -r -u 4 _ ref; do
-		reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
-	done 4<"$FX/fixtures.list"
-) >"$out/fixtures.log" 2>&1 ||
+vm_fixtures >"$out/fixtures.log" 2>&1 ||
 	echo "# building the fixtures failed: see $out/fixtures.log"
 
 "$stock/run.sh" -d "$out/deb" -b "$(echo "$out"/dkms/*.dkms.tar.gz)" \

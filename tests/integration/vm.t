@@ -17,15 +17,8 @@ if ! make -s -C "$top" kernel KERNEL_VARIANT="$variant" >"$log" 2>&1; then
 	done_testing
 fi
 # The fixtures and e2e sections read the OCI fixtures and their reference
-# dumps (umoci unpack, cached in its refcache) from the host: the VM's root
-# is read-only. Built here; a failure shows up as those sections' not-ok.
-(
-	unset CFS_FIXTURES # the VM reads oci-fixtures/out
-	build_fixtures
-	while read -r -u 4 tag ref; do
-		reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
-	done 4<"$FX/fixtures.list"
-) >"$top/build/vm-fixtures.log" 2>&1 ||
+# dumps from the host; a failure shows up as those sections' not-ok.
+vm_fixtures >"$top/build/vm-fixtures.log" 2>&1 ||
 	echo "# building the fixtures failed: see build/vm-fixtures.log" >&2
 # The whole suite on the KASAN kernel takes well over run.sh's default of
 # 900 s under TCG, so it is split over two VMs booted side by side (each
