@@ -178,6 +178,18 @@ vm_fixtures() {
 	)
 }
 
+# The names in a comma-separated list of VM suite sections that the suite
+# does not have (tests/vm/suite.sh would only say "command not found" and
+# go on), on one line.
+vm_missing_sections() { # LIST
+	local s missing=()
+	for s in ${1//,/ }; do
+		grep -q "^$s()" "$TOP/tests/vm/suite.sh" ||
+			[ -f "$TOP/tests/vm/sections/$s.sh" ] || missing+=("$s")
+	done
+	echo "${missing[*]}"
+}
+
 # Config digest (hex) of a tagged image in an OCI layout.
 config_hex() { # LAYOUT TAG
 	python3 "$TOP/tests/integration/layout-config.py" "$1" "$2"

@@ -7,7 +7,7 @@
 # early and sees a checkout the host keeps under /tmp (tests/vm/init-lib.sh).
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 14
 
 # A test script using lib.sh: BODY after sourcing it; prints its status.
 status_of() { # BODY
@@ -49,6 +49,9 @@ is "$(include 137 $'ok 1 - a\nok 2 - b\n')" 1 \
 	"a runner killed half way (no plan, exit 137): exit 1"
 is "$(include 0 $'ok 1 - a\n1..2\n')" 1 \
 	"a runner that printed fewer tests than its plan: exit 1"
+
+is "$(vm_missing_sections basic,no-such,e2e,podman,other)" "no-such other" \
+	"the QEMU tiers name the sections the suite does not have"
 
 # The VMs' PID 1 side (tests/vm/init-lib.sh), on fd 3 as in the VM.
 (

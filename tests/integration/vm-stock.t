@@ -47,11 +47,9 @@ give_up() { # NAME LOG: one not-ok with the log's tail, and the plan
 # The sections this tier runs: each must be one the suite has (a typo
 # would otherwise run nothing, or everything).
 sections=${CFS_STOCK_SECTIONS:-verity,backing,hostile,fixtures,e2e,podman,podman-gc}
-for s in ${sections//,/ }; do
-	grep -q "^$s()" "$top/tests/vm/suite.sh" ||
-		[ -f "$top/tests/vm/sections/$s.sh" ] ||
-		give_up "section $s is in tests/vm/suite.sh or tests/vm/sections/" /dev/null
-done
+missing=$(vm_missing_sections "$sections")
+[ -z "$missing" ] ||
+	give_up "sections the suite does not have: $missing" /dev/null
 
 mkdir -p "$out"
 t0=$SECONDS
