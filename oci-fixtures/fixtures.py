@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: MIT
 """The good fixture images: one OCI layout, one tag per semantic.
 
-Usage: fixtures.py OUTDIR   (writes OUTDIR/layout and OUTDIR/fixtures.list)
+Usage: fixtures.py [--hostless] OUTDIR
+(writes OUTDIR/layout and OUTDIR/fixtures.list; --hostless: see busybox())
 
 Every layer starts from explicit directory entries with fixed attributes
 (including "./"), so that an unpacked tree holds no time of unpacking.
 """
 
+import hashlib
 import os
 import shutil
 import struct
@@ -15,6 +17,9 @@ import sys
 from ocilayout import T0, Layer, Layout
 
 FIXTURES = []
+# --hostless: nothing taken from the host (busybox()), for values pinned
+# in tests (tests/integration/manifests.t); the images do not run.
+HOSTLESS = False
 # Fixtures whose reference tree comes from a twin image that umoci can
 # unpack (same tree, said another way).
 REFERENCE = {
@@ -309,12 +314,21 @@ def hostile(lay):
     lay.image("hostile", [l1, l2])
 
 
+def busybox():
+    """The host's static /bin/busybox: what makes realistic, shared-a and
+    shared-b runnable (podman runs them). Its bytes differ between
+    busybox builds, so with --hostless a stand-in of fixed bytes."""
+    if HOSTLESS:
+        return b"\x7fELF stand-in for busybox\n" + noise("busybox", 1 << 20)
+    with open("/bin/busybox", "rb") as f:
+        return f.read()
+
+
 def small_rootfs(l, mtime=T0):
-    """/bin/busybox (static, from the host) with some applet links, /etc."""
+    """/bin/busybox (busybox()) with some applet links, /etc."""
     for d in ("bin/", "etc/", "root/", "tmp/", "usr/", "usr/bin/", "var/"):
         l.dir(d, mtime=mtime, mode=0o1777 if d == "tmp/" else 0o755)
-    with open("/bin/busybox", "rb") as f:
-        l.file("bin/busybox", f.read(), mode=0o755, mtime=mtime)
+    l.file("bin/busybox", busybox(), mode=0o755, mtime=mtime)
     for a in ("sh", "ls", "cat", "echo", "id", "stat", "true"):
         l.symlink("bin/" + a, "busybox", mtime=mtime)
     l.hardlink("usr/bin/env", "bin/busybox")
@@ -355,38 +369,70 @@ def empty(lay):
     lay.image("no-layers", [])
 
 
-def host_tree(l, top, limit_bytes, limit_files, mtime):
-    """Adds host files under top (sorted, fixed owner and mtime) up to
-    limit_bytes of content and limit_files files; hardlinks inside the copy
-    are kept. The parent of top must have been added already."""
-    total = 0
-    nfiles = 0
-    seen = {}
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames.sort()
-        rel = os.path.relpath(dirpath, "/")
-        l.dir(rel + "/", mtime=mtime)
-        for name in sorted(filenames + [d for d in dirnames
-                                        if os.path.islink(os.path.join(dirpath, d))]):
-            p = os.path.join(dirpath, name)
-            r = os.path.join(rel, name)
-            st = os.lstat(p)
-            if os.path.islink(p):
-                l.symlink(r, os.readlink(p), mtime=mtime)
-            elif os.path.isfile(p):
-                key = (st.st_dev, st.st_ino)
-                if key in seen:
-                    l.hardlink(r, seen[key], mtime=mtime)
-                    continue
-                if total + st.st_size > limit_bytes or nfiles >= limit_files:
-                    continue
-                seen[key] = r
-                total += st.st_size
-                nfiles += 1
-                with open(p, "rb") as f:
-                    l.file(r, f.read(), mode=st.st_mode & 0o755, mtime=mtime)
-        dirnames[:] = [d for d in dirnames
-                       if not os.path.islink(os.path.join(dirpath, d))]
+def noise(seed, size):
+    """size bytes that look random, the same on every host."""
+    out = bytearray()
+    i = 0
+    while len(out) < size:
+        out += hashlib.sha256(b"%s:%d" % (seed.encode(), i)).digest()
+        i += 1
+    return bytes(out[:size])
+
+
+WORDS = (b"the of and to in is that for it as with be on by this are from "
+         b"license software copyright debian package files program may "
+         b"any without warranty see upstream version changes source").split()
+
+
+def text(seed, size):
+    """size bytes of lines of words: compressible like documentation."""
+    words = [WORDS[b % len(WORDS)] for b in noise(seed, size // 4 + 1)]
+    lines = [b" ".join(words[i:i + 11]) for i in range(0, len(words), 11)]
+    return (b"\n".join(lines) + b"\n")[:size]
+
+
+def doc_tree(l, mtime):
+    """A /usr/share/doc in the shape of a Debian system's: a directory per
+    package with a copyright file (a few licence texts shared by many:
+    objects deduplicated), a compressed changelog, some READMEs and
+    examples (some of 64 bytes or less: inline), directories that are
+    symlinks to another package's, and hardlinks."""
+    licences = [text("licence-%d" % i, 900 + 4000 * i) for i in range(6)]
+    l.dir("usr/share/doc/", mtime=mtime)
+    for i in range(300):
+        pkg = "usr/share/doc/pkg%03d" % i
+        if i % 10 == 9:
+            l.symlink(pkg, "pkg%03d" % (i - 1), mtime=mtime)
+            continue
+        l.dir(pkg + "/", mtime=mtime)
+        l.file(pkg + "/copyright", licences[i % 6], mtime=mtime)
+        l.file(pkg + "/changelog.Debian.gz",
+               noise("changelog-%d" % i, 200 + (i * 977) % 9000), mtime=mtime)
+        if i % 3 == 0:
+            l.file(pkg + "/README", text("readme-%d" % i, 40 + i * 31),
+                   mtime=mtime)
+        if i % 7 == 0:
+            l.dir(pkg + "/examples/", mtime=mtime)
+            l.file(pkg + "/examples/run.sh", b"#!/bin/sh\nexec pkg%03d\n" % i,
+                   mode=0o755, mtime=mtime)
+            l.file(pkg + "/examples/empty.conf", b"", mtime=mtime)
+            l.file(pkg + "/examples/data.bin", noise("data-%d" % i, 5000 + i),
+                   mtime=mtime)
+        if i % 25 == 1:
+            l.hardlink(pkg + "/NEWS.Debian.gz", pkg + "/changelog.Debian.gz",
+                       mtime=mtime)
+
+
+def man_tree(l, section, pages, mtime):
+    """usr/share/man/manSECTION: gzip-sized pages, some symlinked aliases."""
+    d = "usr/share/man/man%d/" % section
+    l.dir(d, mtime=mtime)
+    for i in range(pages):
+        name = "cmd%03d.%d.gz" % (i, section)
+        l.file(d + name, noise("man%d-%d" % (section, i), 300 + (i * 613) % 7000),
+               mtime=mtime)
+        if i % 9 == 4:
+            l.symlink(d + "alias%03d.%d.gz" % (i, section), name, mtime=mtime)
 
 
 @fixture
@@ -396,9 +442,9 @@ def realistic(lay):
     l2 = Layer()
     l2.dir("usr/share/", mtime=T0 + 10)
     l2.dir("usr/share/man/", mtime=T0 + 10)
-    host_tree(l2, "/usr/share/doc", 6 << 20, 1200, T0 + 10)
-    host_tree(l2, "/usr/share/man/man1", 3 << 20, 500, T0 + 10)
-    host_tree(l2, "/usr/share/man/man5", 1 << 20, 100, T0 + 10)
+    doc_tree(l2, T0 + 10)
+    man_tree(l2, 1, 400, T0 + 10)
+    man_tree(l2, 5, 60, T0 + 10)
     l3 = Layer()
     l3.file("etc/hostname", b"changed\n", mtime=T0 + 20)
     l3.file("etc/motd", b"welcome to a cfs fixture\n", mtime=T0 + 20)
@@ -440,7 +486,14 @@ def shared_base(lay):
 
 
 def main():
-    out = sys.argv[1]
+    global HOSTLESS
+    args = sys.argv[1:]
+    if args and args[0] == "--hostless":
+        HOSTLESS = True
+        args = args[1:]
+    if len(args) != 1:
+        sys.exit("usage: fixtures.py [--hostless] OUTDIR")
+    out = args[0]
     path = os.path.join(out, "layout")
     if os.path.exists(path):
         shutil.rmtree(path)

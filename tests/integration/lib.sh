@@ -21,11 +21,27 @@ _tap_planned=
 _tap_exit_cmds=()
 
 _tap_cleanup() {
-	local i
+	local st=$? i
 	for ((i = ${#_tap_exit_cmds[@]} - 1; i >= 0; i--)); do
 		eval "${_tap_exit_cmds[i]}" || true
 	done
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
+	exit "$(_tap_exit_status "$st")"
+}
+
+# A test run directly (not under prove) must say by its exit status what
+# prove sees in its TAP: a not-ok or a plan not met is a failure, whatever
+# the last command's status was.
+_tap_exit_status() { # STATUS
+	if [ "$1" -ne 0 ]; then
+		echo "$1"
+	elif [ "$_tap_failed" -gt 0 ]; then
+		echo 1
+	elif [ -n "$_tap_planned" ] && [ "$_tap_n" -ne "$_tap_planned" ]; then
+		echo 255
+	else
+		echo 0
+	fi
 }
 trap _tap_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -162,6 +178,34 @@ build_fixtures() {
 	fi
 }
 
+# For the QEMU tiers: the fixtures in oci-fixtures/out, where the VMs read
+# them (their root is the host's, read-only), with the reference dump of
+# each in its refcache. One tier at a time builds them (a lock): the
+# other, run side by side, finds them made.
+vm_fixtures() {
+	(
+		unset CFS_FIXTURES
+		build_fixtures
+		exec 5>"$FX/.refs.lock"
+		flock 5
+		while read -r -u 4 _ ref; do
+			reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
+		done 4<"$FX/fixtures.list"
+	)
+}
+
+# The names in a comma-separated list of VM suite sections that the suite
+# does not have (tests/vm/suite.sh would only say "command not found" and
+# go on), on one line.
+vm_missing_sections() { # LIST
+	local s missing=()
+	for s in ${1//,/ }; do
+		grep -q "^$s()" "$TOP/tests/vm/suite.sh" ||
+			[ -f "$TOP/tests/vm/sections/$s.sh" ] || missing+=("$s")
+	done
+	echo "${missing[*]}"
+}
+
 # Config digest (hex) of a tagged image in an OCI layout.
 config_hex() { # LAYOUT TAG
 	python3 "$TOP/tests/integration/layout-config.py" "$1" "$2"
@@ -233,4 +277,31 @@ verity_fs() {
 	at_exit umount "$TMP/vfs"
 	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
 		2>"$TMP/verity.err"
+}
+
+# tap_include NAME STATUS FILE: the TAP a runner (tests/vm/run.sh,
+# tests/vm/stock/run.sh) wrote to FILE, renumbered into this test's, its
+# other lines as comments; then one test that NAME ran to its end: exit
+# STATUS 0 and as many tests as its plan. A runner that refused to start,
+# failed or stopped early is a not-ok, never a shorter pass.
+tap_include() { # NAME STATUS FILE
+	local line status rest plan= n0=$_tap_n
+	while IFS= read -r line; do
+		case $line in
+		"ok"* | "not ok"*)
+			status=${line%%ok*}ok
+			rest=${line#"$status"}
+			rest=$(printf '%s' "$rest" | sed -E 's/^ *[0-9]+//')
+			_tap_n=$((_tap_n + 1))
+			[ "$status" = ok ] || _tap_failed=$((_tap_failed + 1))
+			echo "$status $_tap_n$rest"
+			;;
+		"1.."*) plan=${line#1..} ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$3"
+	[ "$2" -eq 0 ] && [ -n "$plan" ] && [ "$plan" -gt 0 ] &&
+		[ "$plan" -eq $((_tap_n - n0)) ]
+	ok $? "$1 ran to its end (exit $2; plan ${plan:-missing}, $((_tap_n - n0)) tests)"
 }

@@ -33,81 +33,48 @@
 #   checkers see bugs this tier cannot: basic, verity, overlay, tmpfs,
 #   hostile, cycles (kmemleak), veritydigest, backing, fixtures, e2e.
 # CFS_STOCK_SECTIONS overrides this tier's sections.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+top=$TOP
 stock=$top/tests/vm/stock
 out=$top/build/stock
-n=0
 
-tap() { # STATUS NAME
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+give_up() { # NAME LOG: one not-ok with the log's tail, and the plan
+	ok 1 "$1"
+	diag_file <(tail -n 30 "$2")
+	done_testing
 }
 
-bail() { # NAME LOG: one not-ok with the log's tail, and the plan
-	tap 1 "$1"
-	tail -n 30 "$2" | sed 's/^/# /'
-	echo "1..$n"
-	exit 1
-}
-
-# The sections this tier runs, of those the suite has.
-sections() {
-	local want=${CFS_STOCK_SECTIONS:-verity,backing,hostile,fixtures,e2e,podman,podman-gc}
-	local s have=()
-	for s in ${want//,/ }; do
-		if grep -q "^$s()" "$top/tests/vm/suite.sh" ||
-			[ -f "$top/tests/vm/sections/$s.sh" ]; then
-			have+=("$s")
-		fi
-	done
-	local IFS=,
-	echo "${have[*]}"
-}
+# The sections this tier runs: each must be one the suite has (a typo
+# would otherwise run nothing, or everything).
+sections=${CFS_STOCK_SECTIONS:-verity,backing,hostile,fixtures,e2e,podman,podman-gc}
+missing=$(vm_missing_sections "$sections")
+[ -z "$missing" ] ||
+	give_up "sections the suite does not have: $missing" /dev/null
 
 mkdir -p "$out"
 t0=$SECONDS
 make -s -C "$top" deb DEBDIR="$out/deb" >"$out/deb.log" 2>&1 ||
-	bail "make deb: the cfs and composefs-dkms packages" "$out/deb.log"
-tap 0 "make deb: the cfs and composefs-dkms packages ($((SECONDS - t0)) s)"
+	give_up "make deb: the cfs and composefs-dkms packages" "$out/deb.log"
+ok 0 "make deb: the cfs and composefs-dkms packages ($((SECONDS - t0)) s)"
 
 t0=$SECONDS
 dir=$("$stock/fetch.sh" 2>"$out/fetch.log") ||
-	bail "fetch Debian's linux-image-amd64 and headers" "$out/fetch.log"
+	give_up "fetch Debian's linux-image-amd64 and headers" "$out/fetch.log"
 release=$(cat "$dir/release")
-tap 0 "fetch Debian's kernel $release ($(basename "$dir")) into $dir ($((SECONDS - t0)) s)"
+ok 0 "fetch Debian's kernel $release ($(basename "$dir")) into $dir ($((SECONDS - t0)) s)"
 
 t0=$SECONDS
 "$stock/dkms-build.sh" "$out"/deb/composefs-dkms_*.deb "$dir" "$out/dkms" \
 	>"$out/dkms-build.log" 2>&1 ||
-	bail "DKMS builds composefs.ko for $release on the host" "$out/dkms-build.log"
-tap 0 "DKMS builds composefs.ko for $release on the host ($((SECONDS - t0)) s)"
+	give_up "DKMS builds composefs.ko for $release on the host" "$out/dkms-build.log"
+ok 0 "DKMS builds composefs.ko for $release on the host ($((SECONDS - t0)) s)"
 
 # The fixtures and their reference dumps, built on the host as vm.t does
 # (the VM's root is read-only); a failure shows in the sections' lines.
-(
-	unset CFS_FIXTURES
-	. "$top/tests/integration/lib.sh"
-	build_fixtures
-	while read -r -u 4 _ ref; do
-		reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
-	done 4<"$FX/fixtures.list"
-) >"$out/fixtures.log" 2>&1 ||
+vm_fixtures >"$out/fixtures.log" 2>&1 ||
 	echo "# building the fixtures failed: see $out/fixtures.log"
 
 "$stock/run.sh" -d "$out/deb" -b "$(echo "$out"/dkms/*.dkms.tar.gz)" \
-	-t "${CFS_VM_TIMEOUT:-3000}" -s "$(sections)" >"$out/vm.tap" 2>&1
-while IFS= read -r line; do
-	case $line in
-	"ok"* | "not ok"*)
-		n=$((n + 1))
-		status=${line%%ok*}ok
-		rest=${line#"$status"}
-		rest=$(printf '%s' "$rest" | sed -E 's/^ *[0-9]+//')
-		echo "$status $n$rest"
-		;;
-	"1.."*) ;;
-	*) echo "$line" ;;
-	esac
-done <"$out/vm.tap"
-echo "1..$n"
+	-t "${CFS_VM_TIMEOUT:-3000}" -s "$sections" >"$out/vm.tap" 2>&1
+tap_include tests/vm/stock/run.sh $? "$out/vm.tap"
+done_testing

@@ -5,36 +5,35 @@
 # composefs-export.ko, see kernel/build.sh), boots it under
 # qemu-system-x86_64 -accel tcg with this checkout shared read-only, and
 # runs the in-VM suite (tests/vm/). Its TAP is this test's TAP.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+top=$TOP
 variant=${CFS_VM_VARIANT:-debug}
 log=$top/build/kernel-$variant.log
 
-mkdir -p "$top/build"
-if ! make -s -C "$top" kernel KERNEL_VARIANT="$variant" >"$log" 2>&1; then
-	echo "1..1"
-	echo "not ok 1 - build the $variant test kernel (log: $log)"
-	tail -n 30 "$log" | sed 's/^/# /'
-	exit 1
-fi
-# The fixtures and e2e sections read the OCI fixtures and their reference
-# dumps (umoci unpack, cached in its refcache) from the host: the VM's root
-# is read-only. Built here; a failure shows up as those sections' not-ok.
-(
-	unset CFS_FIXTURES # the VM reads oci-fixtures/out
-	. "$top/tests/integration/lib.sh"
-	build_fixtures
-	while read -r -u 4 tag ref; do
-		reference_dump "$FX/layout" "$ref" "$TMP/ref" || exit 1
-	done 4<"$FX/fixtures.list"
-) >"$top/build/vm-fixtures.log" 2>&1 ||
-	echo "# building the fixtures failed: see build/vm-fixtures.log" >&2
 # The whole suite on the KASAN kernel takes well over run.sh's default of
 # 900 s under TCG, so it is split over two VMs booted side by side (each
 # QEMU uses one core); their TAP is merged and renumbered here.
 # podman runs in the stock-kernel tier only (tests/integration/vm-stock.t
 # says what each tier covers): its kernel paths are overlay and e2e's.
+# CFS_VM_SECTIONS=a,b runs only those sections, in one VM.
 groups=("basic,verity,overlay,tmpfs,hostile,cycles,veritydigest,corruptlog,upper" "backing,fixtures,e2e,store")
+[ -n "${CFS_VM_SECTIONS:-}" ] && groups=("$CFS_VM_SECTIONS")
+missing=$(vm_missing_sections "$(IFS=,; echo "${groups[*]}")")
+if [ -n "$missing" ]; then
+	ok 1 "sections the suite does not have: $missing"
+	done_testing
+fi
+
+mkdir -p "$top/build"
+if ! make -s -C "$top" kernel KERNEL_VARIANT="$variant" >"$log" 2>&1; then
+	ok 1 "build the $variant test kernel (log: $log)"
+	diag_file <(tail -n 30 "$log")
+	done_testing
+fi
+# The fixtures and e2e sections read the OCI fixtures and their reference
+# dumps from the host; a failure shows up as those sections' not-ok.
+vm_fixtures >"$top/build/vm-fixtures.log" 2>&1 ||
+	echo "# building the fixtures failed: see build/vm-fixtures.log" >&2
 pids=()
 for i in "${!groups[@]}"; do
 	"$top/tests/vm/run.sh" -k "$top/build/kernel/$variant/bzImage" \
@@ -43,24 +42,10 @@ for i in "${!groups[@]}"; do
 		>"$top/build/vm-$i.tap" 2>&1 &
 	pids+=($!)
 done
-for pid in "${pids[@]}"; do
-	wait "$pid"
-done
-n=0
 for i in "${!groups[@]}"; do
+	wait "${pids[i]}"
+	st=$?
 	echo "# --- VM $((i + 1)): ${groups[i]}"
-	while IFS= read -r line; do
-		case $line in
-		"ok"* | "not ok"*)
-			n=$((n + 1))
-			status=${line%%ok*}ok
-			rest=${line#"$status"}
-			rest=$(printf '%s' "$rest" | sed -E 's/^ *[0-9]+//')
-			echo "$status $n$rest"
-			;;
-		"1.."*) ;;
-		*) echo "$line" ;;
-		esac
-	done <"$top/build/vm-$i.tap"
+	tap_include "tests/vm/run.sh -s ${groups[i]}" $st "$top/build/vm-$i.tap"
 done
-echo "1..$n"
+done_testing
