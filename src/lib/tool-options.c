@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cfs/config.h"
 #include "cfs/util.h"
 
 /*
@@ -61,5 +62,15 @@ int cfs_usage_error(const char *tool, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	cfs_usage_hint(tool);
+	return -1;
+}
+
+int cfs_tool_store(const char *tool, const char **store)
+{
+	if (!*store)
+		*store = cfs_default_store();
+	if (*store)
+		return 0;
+	fprintf(stderr, "%s: %s\n", tool, cfs_strerror());
 	return -1;
 }

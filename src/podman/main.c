@@ -10,8 +10,6 @@
 #include "cfs-podman.h"
 #include "cfs/util.h"
 
-#define DEFAULT_STORE "/var/lib/cfs"
-
 static const char usage_text[] =
 	"Usage: cfs-podman [OPTION]... COMMAND [ARG]...\n"
 	"Make composefs images runnable by podman through an additional\n"
@@ -38,7 +36,8 @@ static const char usage_text[] =
 	"                             disagree\n"
 	"\n"
 	"Options:\n"
-	"  -s, --store=DIR            cfs store (default " DEFAULT_STORE ")\n"
+	"  -s, --store=DIR            cfs store (default\n"
+	"                             " CFS_STORE_DEFAULT_HELP ")\n"
 	"      --storage-conf=FILE    podman's storage.conf (default\n"
 	"                             $CONTAINERS_STORAGE_CONF or\n"
 	"                             /etc/containers/storage.conf)\n"
@@ -97,7 +96,6 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	int c;
 
-	a->o.store = DEFAULT_STORE;
 	while ((c = getopt_long(argc, argv, "s:n:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -273,6 +271,10 @@ int main(int argc, char **argv)
 	if (r) {
 		free(a.names);
 		return r < 0 ? 2 : 0;
+	}
+	if (cfs_tool_store(TOOL, &a.o.store) < 0) {
+		free(a.names);
+		return 1;
 	}
 	r = dispatch(&a);
 	free(a.names);

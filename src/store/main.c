@@ -9,8 +9,6 @@
 #include "store-tool.h"
 #include "cfs/util.h"
 
-#define DEFAULT_STORE "/var/lib/cfs"
-
 static const char usage_text[] =
 	"Usage: cfs-store [--store=DIR] COMMAND [OPTIONS] [ARGS]\n"
 	"List, remove, garbage-collect and check a composefs object store.\n"
@@ -36,7 +34,7 @@ static const char usage_text[] =
 	"\n"
 	"Options:\n"
 	"  -s, --store=DIR          the object store\n"
-	"                           (default " DEFAULT_STORE ")\n"
+	"                           (default " CFS_STORE_DEFAULT_HELP ")\n"
 	"  -h, --help               show this help and exit\n"
 	"      --version            print the version and exit\n"
 	"\n"
@@ -154,7 +152,7 @@ static int default_threads(void)
 
 int main(int argc, char **argv)
 {
-	struct cmd_opts o = {.store = DEFAULT_STORE};
+	struct cmd_opts o = {0};
 	char *real, **pos = NULL;
 	int n_pos = 0, r = parse(argc, argv, &o, &pos, &n_pos);
 
@@ -164,6 +162,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!o.threads)
 		o.threads = default_threads();
+	if (cfs_tool_store(TOOL, &o.store) < 0)
+		return 1;
 	real = realpath(o.store, NULL);
 	if (!real) {
 		fprintf(stderr, TOOL ": %s: not a store: %m\n", o.store);

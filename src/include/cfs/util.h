@@ -122,6 +122,14 @@ void cfs_usage_hint(const char *tool);
 int cfs_usage_error(const char *tool, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
+ * *store, or the default store (cfs/config.h) when no option set it: 0, or
+ * -1 after printing "TOOL: FILE:LINE: PROBLEM" for a bad cfs.conf(5) (the
+ * tool exits 1).
+ */
+int cfs_tool_store(const char *tool, const char **store);
+/* The --help line's default, the same in every tool. */
+#define CFS_STORE_DEFAULT_HELP "$CFS_STORE, cfs.conf(5), or /var/lib/cfs"
+/*
  * A decimal integer option value in [min, max] (all of s: no sign-only,
  * no trailing junk, no leading blank): 0, or -1 after cfs_error() saying
  * "not a number: S" or "out of range (MIN to MAX): S".
