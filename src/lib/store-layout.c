@@ -335,12 +335,12 @@ int cfs_layout_make_root(const char *store)
  * opened for reading, which flock(2) accepts; with none at all, no writer
  * can have held the lock, and the store directory itself stands in for it.
  */
-static int open_lock(const char *store, const char *path)
+static int open_lock(const char *store, const char *path, bool marked)
 {
 	int fd = -1;
 
 	errno = EACCES;
-	if (cfs_store_marker(store) > 0)
+	if (marked)
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0 || (errno != EACCES && errno != EROFS))
 		return fd;
@@ -364,9 +364,13 @@ static int wait_lock(int fd, int op, const char *path)
 
 int cfs_store_lock(const char *store, bool exclusive)
 {
-	char *path = xasprintf("%s/.lock", store);
-	int fd = open_lock(store, path);
+	int marked = cfs_store_marker(store), fd;
+	char *path;
 
+	if (marked < 0)
+		return -1; /* a newer layout, or a file that is no marker */
+	path = xasprintf("%s/.lock", store);
+	fd = open_lock(store, path, marked > 0);
 	if (fd < 0) {
 		cfs_error("%s: %s", path, strerror(errno));
 		free(path);

@@ -7,14 +7,14 @@
 # for the store lock says so.
 . "$(dirname "$0")/lib.sh"
 
-require_cfs_tools oci2cfs cfs-store mkcfs
+require_cfs_tools oci2cfs cfs-store mkcfs cfs-podman
 require_root "fixtures are built as root; read-only bind mounts"
 require_host_tools python3 skopeo flock unshare
 if [ -z "${CLI_IN_NAMESPACE:-}" ]; then
 	CLI_IN_NAMESPACE=1 exec unshare -m --propagation private "$0" "$@"
 fi
 build_fixtures
-plan 21
+plan 23
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -67,6 +67,12 @@ is "$bad" "" "a store of a newer layout is refused with a clear message"
 run "$CFS_BIN/oci2cfs" "$L" --ref shared-b --store "$S" -q --sync=none
 [ "$st" != 0 ] && [ ! -e "$S/refs/shared-b" ]
 ok $? "and oci2cfs does not write into it"
+run "$CFS_BIN/cfs-podman" add shared-a -s "$S"
+is "$st:$err" "1:cfs-podman: shared-a: $S/.cfs-store: store layout 2 is \
+newer than this cfs reads (1): use a newer cfs" \
+	"nor cfs-podman add (the store lock refuses it)"
+[ ! -e "$S/podman" ]
+ok $? "which leaves nothing in the store"
 echo "garbage" >"$S/.cfs-store"
 run "$CS" -s "$S" gc
 is "$st:$err" "1:cfs-store: $S/.cfs-store: not a cfs store marker" \

@@ -129,7 +129,8 @@ bool cfs_store_shaped(const char *store);
  * waiting for another process it prints "PROGRAM: waiting for the store
  * lock STORE/.lock" on stderr. A read-only store (mount or permissions) is
  * locked through its existing .lock opened for reading, or not at all
- * when it has none.
+ * when it has none. A store whose marker names a newer layout, or is not
+ * a marker, is refused (cfs_store_marker's message).
  */
 int cfs_store_lock(const char *store, bool exclusive);
 void cfs_store_unlock(int fd);
