@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@
 struct oci_proxy {
 	pid_t pid;
 	int sock;
-	int errfd; /* memfd that collects skopeo's stderr */
+	int errfd; /* memfd that collects skopeo's stdout and stderr */
 	int64_t imgid;
 	pthread_mutex_t lock; /* held while a request or a payload is on */
 	/* the first proxy of an image also holds the pool of the others */
@@ -282,18 +283,48 @@ static void remove_tmpdir(struct oci_proxy *p)
 	p->tmpdir = NULL;
 }
 
-/* In the child: the socket on PROXY_FD, stderr into the memfd. */
-static void exec_skopeo(char **argv, int sock, int errfd)
+/*
+ * Moves fd above the descriptors exec_skopeo sets up (0-PROXY_FD), so
+ * that setting one of them never replaces another: the memfd on 3 became
+ * the socket, and skopeo's warnings arrived as protocol replies.
+ */
+static int fd_above_proxy(int fd)
 {
-	if (sock == PROXY_FD)
-		fcntl(sock, F_SETFD, 0);
-	else if (dup2(sock, PROXY_FD) < 0)
-		_exit(127);
-	if (dup2(errfd, 2) < 0)
-		_exit(127);
-	execvp(argv[0], argv);
-	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+	int high;
+
+	if (fd > PROXY_FD)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, PROXY_FD + 1);
+	close(fd);
+	return high;
+}
+
+/*
+ * skopeo with the socket on PROXY_FD, stdin from /dev/null and stdout
+ * and stderr into the memfd: whatever it prints is never mistaken for a
+ * reply, and is shown only when it fails (stderr_tail).
+ */
+static int exec_skopeo(struct oci_proxy *p, char **argv, int sock)
+{
+	posix_spawn_file_actions_t fa;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p->errfd, 1);
+	posix_spawn_file_actions_adddup2(&fa, p->errfd, 2);
+	posix_spawn_file_actions_adddup2(&fa, sock, PROXY_FD);
+	r = posix_spawnp(&p->pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r == 0)
+		return 0;
+	p->pid = -1;
+	if (r == ENOENT && !strcmp(argv[0], "skopeo"))
+		cfs_error("skopeo not found in PATH (install skopeo, or "
+			  "set CFS_SKOPEO)");
+	else
+		cfs_error("cannot run %s: %s", argv[0], strerror(r));
+	return -1;
 }
 
 static int spawn(struct oci_proxy *p, const char *platform)
@@ -302,7 +333,7 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	const char *regconf = getenv("CONTAINERS_REGISTRIES_CONF");
 	struct oci_platform pl;
 	char *argv[18];
-	int argc = 0, sv[2];
+	int argc = 0, sv[2], r;
 
 	if (platform && oci_platform_parse(&pl, platform) < 0)
 		return -1;
@@ -322,22 +353,24 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	argv[argc++] = "3";
 	argv[argc] = NULL;
 	p->errfd = memfd_create("skopeo-stderr", MFD_CLOEXEC);
+	if (p->errfd >= 0)
+		p->errfd = fd_above_proxy(p->errfd);
 	if (p->errfd < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		cfs_error("starting skopeo: %s", strerror(errno));
 		return -1;
 	}
-	p->pid = fork();
-	if (p->pid == 0)
-		exec_skopeo(argv, sv[1], p->errfd);
-	close(sv[1]);
-	if (p->pid < 0) {
+	p->sock = fd_above_proxy(sv[0]);
+	sv[1] = fd_above_proxy(sv[1]);
+	if (p->sock < 0 || sv[1] < 0) {
 		cfs_error("starting skopeo: %s", strerror(errno));
-		close(sv[0]);
+		if (sv[1] >= 0)
+			close(sv[1]);
 		return -1;
 	}
-	p->sock = sv[0];
-	return 0;
+	r = exec_skopeo(p, argv, sv[1]);
+	close(sv[1]);
+	return r;
 }
 
 /*
