@@ -8,6 +8,7 @@
 
 #include "cfs/layer.h"
 #include "cfs/oci.h"
+#include "cfs/registry.h"
 #include "cfs/store.h"
 #include "cfs/tree.h"
 
@@ -17,6 +18,7 @@ struct convert_opts {
 	const char *ref;
 	const char *platform;
 	const char *policy; /* --signature-policy */
+	struct cfs_registry_opts registry;
 	const char *output;
 	bool json;
 	int verbose; /* -1 quiet, 0 normal, 1 verbose */

@@ -58,6 +58,10 @@ static void usage(FILE *f)
 	      "the cfs store\n"
 	      "      --signature-policy=FILE  pull: policy.json (default: "
 	      "as podman)\n"
+	      "      --tls-verify[=BOOL], --creds=USER:PASSWORD, "
+	      "--authfile=FILE,\n"
+	      "      --cert-dir=DIR      pull: registry options, as "
+	      "oci2cfs(1)\n"
 	      "  -h, --help              show this help\n"
 	      "      --version           print the version\n",
 	      f);
@@ -80,6 +84,7 @@ static const struct option long_opts[] = {
 	{"install", no_argument, NULL, OPT_INSTALL},
 	{"purge", no_argument, NULL, OPT_PURGE},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
+	CFS_REGISTRY_LONG_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -94,6 +99,7 @@ struct args {
 	const char *policy;
 	char **pos; /* command and its arguments */
 	int n_pos;
+	struct cfs_registry_opts registry; /* pull */
 };
 
 /* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
@@ -134,7 +140,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_VERSION:
 			return cfs_print_version(TOOL);
 		default:
-			return -1;
+			if (pull_option(&a->registry, c, optarg) <= 0)
+				return -1;
 		}
 	}
 	a->pos = argv + optind;
@@ -209,6 +216,13 @@ static int dispatch(struct args *a)
 			cmd);
 		return 2;
 	}
+	if (strcmp(cmd, "pull") && cfs_registry_opts_given(&a->registry)) {
+		fprintf(stderr,
+			TOOL ": %s: --tls-verify, --creds, --authfile and "
+			     "--cert-dir are for pull\n",
+			cmd);
+		return 2;
+	}
 	if (strcmp(cmd, "setup") && a->install) {
 		fprintf(stderr, TOOL ": %s: --install is for setup\n", cmd);
 		return 2;
@@ -227,7 +241,8 @@ static int dispatch(struct args *a)
 	if (!strcmp(cmd, "pull"))
 		return nargs(a, 1, "expected one IMAGE")
 			       ? 2
-			       : cmd_pull(&a->o, a->pos[1], a->policy);
+			       : cmd_pull(&a->o, a->pos[1], a->policy,
+					  &a->registry);
 	if (!strcmp(cmd, "remove"))
 		return nargs(a, 1, "expected one IMAGE") ? 2 : cmd_remove(a);
 	if (!strcmp(cmd, "list"))

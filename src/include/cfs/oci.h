@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cfs/registry.h"
 #include "cfs/sha256.h"
 #include "cfs/verity.h"
 
@@ -56,11 +57,12 @@ void cfs_oci_close(struct cfs_oci_image *img);
  * containers-storage:, img->ref_name is the name normalised as podman
  * records it (docker.io/library/NAME:latest). A transport name is refused
  * when the signature policy rejects it (policy: a policy.json, or NULL for
- * the default one, as podman finds it).
+ * the default one, as podman finds it). reg: registry options for the
+ * names read through skopeo, or NULL; it must outlive the image.
  */
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
-		      const char *ref, const char *platform,
-		      const char *policy);
+		      const char *ref, const char *platform, const char *policy,
+		      const struct cfs_registry_opts *reg);
 /*
  * Whether the image's blobs come through skopeo (a registry, podman's
  * storage): reading one also waits on the network or on skopeo.

@@ -158,9 +158,12 @@ int oci_storage_layers(struct cfs_oci_image *img, const char *name);
  */
 int oci_policy_check(const char *policy, const char *transport,
 		     const char *identity);
-/* name: a skopeo transport name, e.g. "docker://..." (remote.c) */
+/*
+ * name: a skopeo transport name, e.g. "docker://..." (remote.c); reg:
+ * registry options or NULL.
+ */
 int oci_open_remote(struct cfs_oci_image *img, const char *name,
-		    const char *platform);
+		    const char *platform, const struct cfs_registry_opts *reg);
 
 static inline struct oci_priv *oci_priv(const struct cfs_oci_image *img)
 {

@@ -49,6 +49,7 @@ struct oci_proxy {
 	pthread_mutex_t lock; /* held while a request or a payload is on */
 	/* the first proxy of an image also holds the pool of the others */
 	char *name, *platform;
+	struct cfs_registry_opts reg;
 	struct oci_proxy *_Atomic next;
 	pthread_mutex_t pool_lock;
 	unsigned int n_pool;
@@ -229,8 +230,8 @@ static int proxy_call(struct oci_proxy *p, const char *method,
 	return proxy_recv(p, method, r);
 }
 
-static void add_platform_args(char **argv, int *argc, const char *platform,
-			      struct oci_platform *pl)
+static void add_platform_args(const char **argv, int *argc,
+			      const char *platform, struct oci_platform *pl)
 {
 	if (!platform)
 		return;
@@ -304,7 +305,7 @@ static int fd_above_proxy(int fd)
  * and stderr into the memfd: whatever it prints is never mistaken for a
  * reply, and is shown only when it fails (stderr_tail).
  */
-static int exec_skopeo(struct oci_proxy *p, char **argv, int sock)
+static int exec_skopeo(struct oci_proxy *p, const char **argv, int sock)
 {
 	posix_spawn_file_actions_t fa;
 	int r;
@@ -314,7 +315,8 @@ static int exec_skopeo(struct oci_proxy *p, char **argv, int sock)
 	posix_spawn_file_actions_adddup2(&fa, p->errfd, 1);
 	posix_spawn_file_actions_adddup2(&fa, p->errfd, 2);
 	posix_spawn_file_actions_adddup2(&fa, sock, PROXY_FD);
-	r = posix_spawnp(&p->pid, argv[0], &fa, NULL, argv, environ);
+	r = posix_spawnp(&p->pid, argv[0], &fa, NULL, (char *const *)argv,
+			 environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r == 0)
 		return 0;
@@ -332,16 +334,16 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	const char *skopeo = getenv("CFS_SKOPEO");
 	const char *regconf = getenv("CONTAINERS_REGISTRIES_CONF");
 	struct oci_platform pl;
-	char *argv[18];
+	const char *argv[18 + CFS_REGISTRY_MAX_ARGS];
 	int argc = 0, sv[2], r;
 
 	if (platform && oci_platform_parse(&pl, platform) < 0)
 		return -1;
-	argv[argc++] = (char *)(skopeo && *skopeo ? skopeo : "skopeo");
+	argv[argc++] = skopeo && *skopeo ? skopeo : "skopeo";
 	/* podman honours this variable; skopeo 1.9 only takes the flag */
 	if (regconf && *regconf) {
 		argv[argc++] = "--registries-conf";
-		argv[argc++] = (char *)regconf;
+		argv[argc++] = regconf;
 	}
 	if (make_tmpdir(p) < 0)
 		return -1;
@@ -349,6 +351,7 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	argv[argc++] = p->tmpdir;
 	add_platform_args(argv, &argc, platform, &pl);
 	argv[argc++] = "experimental-image-proxy";
+	cfs_registry_args(&p->reg, argv, &argc);
 	argv[argc++] = "--sockfd";
 	argv[argc++] = "3";
 	argv[argc] = NULL;
@@ -433,9 +436,13 @@ static int finish_open(struct oci_proxy *p)
 	return 0;
 }
 
-static struct oci_proxy *proxy_new(const char *name, const char *platform)
+static struct oci_proxy *proxy_new(const char *name, const char *platform,
+				   const struct cfs_registry_opts *reg)
 {
 	struct oci_proxy *p = xcalloc(1, sizeof(*p));
+
+	if (reg)
+		p->reg = *reg;
 
 	p->sock = -1;
 	p->errfd = -1;
@@ -455,7 +462,7 @@ static struct oci_proxy *proxy_new(const char *name, const char *platform)
  */
 static void start_spare(struct oci_proxy *p)
 {
-	struct oci_proxy *q = proxy_new(p->name, p->platform);
+	struct oci_proxy *q = proxy_new(p->name, p->platform, &p->reg);
 
 	if (start(q, p->platform) < 0) {
 		oci_proxy_close(q);
@@ -466,9 +473,10 @@ static void start_spare(struct oci_proxy *p)
 }
 
 static int open_proxy(struct oci_proxy **out, const char *name,
-		      const char *platform, bool spare)
+		      const char *platform, const struct cfs_registry_opts *reg,
+		      bool spare)
 {
-	struct oci_proxy *p = proxy_new(name, platform);
+	struct oci_proxy *p = proxy_new(name, platform, reg);
 
 	if (start(p, platform) < 0) {
 		oci_proxy_close(p);
@@ -485,9 +493,13 @@ static int open_proxy(struct oci_proxy **out, const char *name,
 }
 
 int oci_proxy_open(struct oci_proxy **out, const char *name,
-		   const char *platform)
+		   const char *platform, const struct cfs_registry_opts *reg)
 {
-	return open_proxy(out, name, platform, true);
+	static const struct cfs_registry_opts none;
+
+	if (cfs_registry_check(reg ? reg : &none) < 0)
+		return -1;
+	return open_proxy(out, name, platform, reg, true);
 }
 
 /* q locked: a proxy that can serve, or unlocked and false. */
@@ -515,7 +527,7 @@ static struct oci_proxy *take_proxy(struct oci_proxy *p)
 			return q;
 	pthread_mutex_lock(&p->pool_lock);
 	if (p->n_pool < POOL_MAX &&
-	    open_proxy(&q, p->name, p->platform, false) == 0) {
+	    open_proxy(&q, p->name, p->platform, &p->reg, false) == 0) {
 		pthread_mutex_lock(&q->lock);
 		atomic_store(&q->next, atomic_load(&p->next));
 		atomic_store(&p->next, q);
