@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	      "containers-storage:REF, oci:DIR[:REF], oci-archive:FILE[:REF],\n"
 	      "docker-archive:FILE[:REF], dir:DIR. Layers the store holds "
 	      "are not fetched.\n"
+	      "IMAGE - reads an oci-archive or docker-archive from standard "
+	      "input.\n"
 	      "\n"
 	      "  -s, --store=DIR        object store (default " DEFAULT_STORE
 	      ")\n"

@@ -41,6 +41,7 @@ struct cfs_oci_image {
 };
 
 /*
+ * path "-": an archive on standard input (copied to a temp file first).
  * ref: NULL, or the name to pick (org.opencontainers.image.ref.name in an
  * OCI index; "repo:tag" in docker-archive RepoTags).
  * platform: NULL for the host's, or "os/arch[/variant]".

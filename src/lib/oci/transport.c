@@ -165,12 +165,8 @@ static int open_remote(struct cfs_oci_image **out, const char *name,
 		       struct parsed *p, const char *platform,
 		       const struct cfs_registry_opts *reg)
 {
-	struct cfs_oci_image *img = xcalloc(1, sizeof(*img));
-	struct oci_priv *priv = xcalloc(1, sizeof(*priv));
+	struct cfs_oci_image *img = oci_image_new(name);
 
-	img->source = xstrdup(name);
-	img->priv = priv;
-	priv->src.dirfd = -1;
 	if (oci_open_remote(img, name, platform, reg) < 0) {
 		cfs_oci_close(img);
 		return -1;
