@@ -57,6 +57,14 @@ int convert_write_outputs(const struct convert_opts *o,
 			  const uint8_t *manifest, size_t len,
 			  struct convert_result *res);
 
+/*
+ * A line on stderr when the manifest has no fs-verity (unless --no-verity):
+ * the digest printed is what fs-verity would measure, but the kernel
+ * refuses mount -o digest= for a file without it.
+ */
+void convert_warn_no_verity(const struct convert_opts *o,
+			    const struct convert_result *res);
+
 void convert_print_json(const struct convert_opts *o,
 			const struct cfs_oci_image *img,
 			const struct convert_result *res,

@@ -334,6 +334,8 @@ static int convert(const struct convert_opts *o)
 		convert_print_json(o, img, &res, &st, &sst);
 	else
 		printf("%s\n%s\n", res.manifest_path, res.digest_hex);
+	fflush(stdout);
+	convert_warn_no_verity(o, &res);
 	r = 0;
 out:
 	interrupt_store = NULL;

@@ -77,7 +77,7 @@ skopeo --insecure-policy copy -q --dest-cert-dir "$TMP/certs" \
 	--dest-creds "$U:$PW" "oci:$L:shared-a" "docker://$R/cfs/app:v1" \
 	>"$TMP/push.log" 2>&1 || { diag_file "$TMP/push.log"; diag_file "$TMP/registry.log"; bail "cannot push"; }
 IMG=docker://$R/cfs/app:v1
-"$B" "$L" --ref shared-a -o "$TMP/want.cfs" --store "$TMP/ref" --sync=none \
+"$B" "$L" --ref shared-a -o "$TMP/want.cfs" --store "$TMP/ref" --sync=none --no-verity \
 	-q >/dev/null || bail "cannot convert shared-a from the layout"
 
 n=0

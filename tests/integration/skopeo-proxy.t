@@ -23,7 +23,7 @@ conv() { # STORE IMAGE [ARGS...]
 }
 no_images() { [ -z "$(ls -A "$1/images" 2>/dev/null)" ]; }
 
-"$B" "$L" --ref shared-a -o "$TMP/want.cfs" --store "$TMP/ref" --sync=none \
+"$B" "$L" --ref shared-a -o "$TMP/want.cfs" --store "$TMP/ref" --sync=none --no-verity \
 	-q >/dev/null || bail "cannot convert shared-a from the layout"
 skopeo --insecure-policy copy -q "oci:$L:shared-a" "dir:$TMP/dirimg" \
 	>"$TMP/copy.log" 2>&1 || { diag_file "$TMP/copy.log"; bail "skopeo copy"; }
@@ -37,7 +37,7 @@ echo 'noise on stdout'
 exec skopeo "$@"
 EOF
 chmod +x "$TMP/chatty-skopeo"
-CFS_SKOPEO=$TMP/chatty-skopeo conv "$TMP/s1" "dir:$TMP/dirimg" \
+CFS_SKOPEO=$TMP/chatty-skopeo conv "$TMP/s1" "dir:$TMP/dirimg" --no-verity \
 	-o "$TMP/chatty.cfs" >"$TMP/p1.out" 2>"$TMP/p1.err"
 ok $? "a skopeo that writes to stderr: the conversion succeeds" ||
 	diag_file "$TMP/p1.err"
