@@ -47,32 +47,13 @@ mkdir -p "$TMP/certs" "$TMP/pki"
 cp "$TMP/pki/ca.crt" "$TMP/certs/ca.crt"
 htpasswd -Bbn "$U" "$PW" >"$TMP/htpasswd" || bail "htpasswd"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-R=127.0.0.1:$PORT
-cat >"$TMP/registry.yml" <<EOC
-version: 0.1
-log:
-  level: info
-storage:
-  filesystem:
-    rootdirectory: $TMP/registry
-http:
-  addr: $R
-  tls:
+start_registry "$TMP/registry" "  tls:
     certificate: $TMP/pki/srv.crt
-    key: $TMP/pki/srv.key
-auth:
+    key: $TMP/pki/srv.key" "auth:
   htpasswd:
     realm: cfs-test
-    path: $TMP/htpasswd
-EOC
-docker-registry serve "$TMP/registry.yml" >"$TMP/registry.log" 2>&1 &
-at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"
-for i in $(seq 50); do
-	python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
-		"$PORT" 2>/dev/null && break
-	sleep 0.1
-done
+    path: $TMP/htpasswd"
+R=127.0.0.1:$REGISTRY_PORT
 skopeo --insecure-policy copy -q --dest-cert-dir "$TMP/certs" \
 	--dest-creds "$U:$PW" "oci:$L:shared-a" "docker://$R/cfs/app:v1" \
 	>"$TMP/push.log" 2>&1 || { diag_file "$TMP/push.log"; diag_file "$TMP/registry.log"; bail "cannot push"; }
@@ -95,8 +76,8 @@ pulled() { # NAME
 	ok $? "$1" || diag_file "$TMP/err"
 }
 refused() { # NAME PATTERN
-	[ $st = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] &&
-		grep -qF "oci2cfs: $IMG: " "$TMP/err" && grep -qiE -- "$2" "$TMP/err" &&
+	failed_one_line $st "$TMP/err" "oci2cfs: $IMG: " &&
+		grep -qiE -- "$2" "$TMP/err" &&
 		[ -z "$(ls -A "$s/images" "$s/refs" 2>/dev/null)" ]
 	ok $? "$1: exit $st, one line, no manifest or ref" || diag_file "$TMP/err"
 }

@@ -69,16 +69,14 @@ unset CONTAINERS_STORAGE_CONF
 # --- no skopeo ----------------------------------------------------------------
 PATH=$TMP/empty-path conv "$TMP/s3" "dir:$TMP/dirimg" >/dev/null 2>"$TMP/p3.err"
 st=$?
-[ $st = 1 ] && [ "$(wc -l <"$TMP/p3.err")" = 1 ] &&
-	grep -q "^oci2cfs: dir:$TMP/dirimg: skopeo not found" "$TMP/p3.err" &&
+failed_one_line $st "$TMP/p3.err" "oci2cfs: dir:$TMP/dirimg: skopeo not found" &&
 	no_images "$TMP/s3"
 ok $? "no skopeo in PATH: exit $st, one line saying so, no image" ||
 	diag_file "$TMP/p3.err"
 CFS_SKOPEO=$TMP/no-such-skopeo conv "$TMP/s3" "dir:$TMP/dirimg" >/dev/null \
 	2>"$TMP/p4.err"
 st=$?
-[ $st = 1 ] && [ "$(wc -l <"$TMP/p4.err")" = 1 ] &&
-	grep -qF "cannot run $TMP/no-such-skopeo: No such file" "$TMP/p4.err"
+failed_one_line $st "$TMP/p4.err" "cannot run $TMP/no-such-skopeo: No such file"
 ok $? "CFS_SKOPEO naming no file: exit $st, one line naming it" ||
 	diag_file "$TMP/p4.err"
 
@@ -93,8 +91,7 @@ chmod +x "$TMP/failing-skopeo"
 CFS_SKOPEO=$TMP/failing-skopeo conv "$TMP/s5" "dir:$TMP/dirimg" >/dev/null \
 	2>"$TMP/p5.err"
 st=$?
-[ $st = 1 ] && [ "$(wc -l <"$TMP/p5.err")" = 1 ] &&
-	grep -qF "dir:$TMP/dirimg: skopeo: Error: the proxy broke" "$TMP/p5.err" &&
+failed_one_line $st "$TMP/p5.err" "dir:$TMP/dirimg: skopeo: Error: the proxy broke" &&
 	no_images "$TMP/s5"
 ok $? "a skopeo that fails: exit $st, one line with its last message" ||
 	diag_file "$TMP/p5.err"

@@ -55,20 +55,19 @@ is "$seen" "" "while the copy is written, TMPDIR shows no file"
 head -c $((size / 3)) "$oa" | "$B" - --store "$TMP/cut" --sync=none -q \
 	>/dev/null 2>"$TMP/cut.err"
 st=$?
-[ $st = 1 ] && [ "$(wc -l <"$TMP/cut.err")" = 1 ] &&
-	grep -q "^oci2cfs: -: .*truncated" "$TMP/cut.err" && no_image "$TMP/cut"
+failed_one_line $st "$TMP/cut.err" "oci2cfs: -: corrupt or truncated" &&
+	no_image "$TMP/cut"
 ok $? "a truncated archive on stdin: exit $st, one line, nothing written" ||
 	diag_file "$TMP/cut.err"
 "$B" - --store "$TMP/empty" --sync=none -q </dev/null >/dev/null 2>"$TMP/empty.err"
 st=$?
-[ $st = 1 ] && [ "$(wc -l <"$TMP/empty.err")" = 1 ] &&
-	grep -q "^oci2cfs: -: not an OCI" "$TMP/empty.err" && no_image "$TMP/empty"
+failed_one_line $st "$TMP/empty.err" "oci2cfs: -: not an OCI" &&
+	no_image "$TMP/empty"
 ok $? "empty stdin: exit $st, one line" || diag_file "$TMP/empty.err"
 TMPDIR=$TMP/no-such-dir "$B" - --store "$TMP/nodir" -q <"$oa" >/dev/null \
 	2>"$TMP/nodir.err"
 st=$?
-[ $st = 1 ] && [ "$(wc -l <"$TMP/nodir.err")" = 1 ] &&
-	grep -qF "$TMP/no-such-dir: No such file" "$TMP/nodir.err"
+failed_one_line $st "$TMP/nodir.err" "$TMP/no-such-dir: No such file"
 ok $? "a TMPDIR that does not exist: exit $st, one line naming it" ||
 	diag_file "$TMP/nodir.err"
 if command -v script >/dev/null; then
