@@ -23,7 +23,7 @@ no_image() { [ -z "$(ls -A "$1/images" "$1/refs" 2>/dev/null)" ]; }
 
 for a in "$oa" "$da"; do
 	kind=${a##*/}
-	"$B" "$a" --store "$TMP/file-$kind" --sync=none -q >"$TMP/file.out" ||
+	"$B" "$a" --store "$TMP/file-$kind" --sync=none -q --no-verity >"$TMP/file.out" ||
 		bail "cannot convert $a"
 	cat "$a" | "$B" - --store "$TMP/in-$kind" --sync=none -q \
 		>"$TMP/in.out" 2>"$TMP/in.err"
@@ -90,7 +90,7 @@ if [ "$(id -u)" = 0 ] && command -v podman >/dev/null && command -v skopeo >/dev
 		containers-storage:cfs-app >"$TMP/cs.log" 2>&1 ||
 		{ diag_file "$TMP/cs.log"; bail "skopeo copy to storage"; }
 	"$B" "$L" --ref shared-a -o "$TMP/want.cfs" --store "$TMP/ref" \
-		--sync=none -q >/dev/null || bail "cannot convert shared-a"
+		--sync=none -q --no-verity >/dev/null || bail "cannot convert shared-a"
 	for fmt in docker-archive oci-archive; do
 		podman save -q --format "$fmt" cfs-app 2>"$TMP/save.err" |
 			"$B" - --store "$TMP/ps-$fmt" --sync=none -q \
