@@ -291,12 +291,14 @@ static void remove_tmpdir(struct oci_proxy *p)
  */
 static int fd_above_proxy(int fd)
 {
-	int high;
+	int high, err;
 
 	if (fd > PROXY_FD)
 		return fd;
 	high = fcntl(fd, F_DUPFD_CLOEXEC, PROXY_FD + 1);
+	err = errno;
 	close(fd);
+	errno = err;
 	return high;
 }
 
