@@ -8,6 +8,7 @@
 
 #include "cfs/layer.h"
 #include "cfs/oci.h"
+#include "cfs/registry.h"
 #include "cfs/store.h"
 #include "cfs/tree.h"
 
@@ -17,6 +18,7 @@ struct convert_opts {
 	const char *ref;
 	const char *platform;
 	const char *policy; /* --signature-policy */
+	struct cfs_registry_opts registry;
 	const char *output;
 	bool json;
 	int verbose; /* -1 quiet, 0 normal, 1 verbose */
@@ -54,6 +56,14 @@ int convert_write_outputs(const struct convert_opts *o,
 			  struct cfs_oci_image *img, struct cfs_store *store,
 			  const uint8_t *manifest, size_t len,
 			  struct convert_result *res);
+
+/*
+ * A line on stderr when the manifest has no fs-verity (unless --no-verity):
+ * the digest printed is what fs-verity would measure, but the kernel
+ * refuses mount -o digest= for a file without it.
+ */
+void convert_warn_no_verity(const struct convert_opts *o,
+			    const struct convert_result *res);
 
 void convert_print_json(const struct convert_opts *o,
 			const struct cfs_oci_image *img,

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	      "containers-storage:REF, oci:DIR[:REF], oci-archive:FILE[:REF],\n"
 	      "docker-archive:FILE[:REF], dir:DIR. Layers the store holds "
 	      "are not fetched.\n"
+	      "IMAGE - reads an oci-archive or docker-archive from standard "
+	      "input.\n"
 	      "\n"
 	      "  -s, --store=DIR        object store (default " DEFAULT_STORE
 	      ")\n"
@@ -52,6 +54,18 @@ static void usage(FILE *f)
 	      "--output)\n"
 	      "      --signature-policy=FILE  policy.json for transport names\n"
 	      "                         (default: as podman finds it)\n"
+	      "      --tls-verify[=BOOL]  require HTTPS and verify the "
+	      "registry's\n"
+	      "                         certificate (default: as "
+	      "registries.conf says)\n"
+	      "      --creds=USER:PASSWORD  log in to the registry with "
+	      "these\n"
+	      "      --authfile=FILE    credentials file (default: "
+	      "$REGISTRY_AUTH_FILE, else\n"
+	      "                         the one podman login writes)\n"
+	      "      --cert-dir=DIR     CA certificates (*.crt) and client "
+	      "keys for the\n"
+	      "                         registry\n"
 	      "  -j, --threads=N        layers read in parallel (default: "
 	      "cores;\n"
 	      "                         one more through skopeo)\n"
@@ -89,6 +103,7 @@ static const struct option long_opts[] = {
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 	{"podman", no_argument, NULL, OPT_PODMAN},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
+	CFS_REGISTRY_LONG_OPTIONS,
 	{"threads", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -115,6 +130,16 @@ static int bad_value(const char *option)
 {
 	fprintf(stderr, "oci2cfs: --%s: %s\n", option, cfs_strerror());
 	return -1;
+}
+
+/* 1 if c was a registry option, 0 if not, -1 after saying what is wrong */
+static int registry_opt(struct convert_opts *o, int c)
+{
+	int r = cfs_registry_opt(&o->registry, c, optarg);
+
+	if (r < 0)
+		fprintf(stderr, "oci2cfs: %s\n", cfs_strerror());
+	return r;
 }
 
 /* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
@@ -181,7 +206,8 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 		case OPT_VERSION:
 			return cfs_print_version("oci2cfs");
 		default:
-			return -1;
+			if (registry_opt(o, c) <= 0)
+				return -1;
 		}
 	}
 	if (optind != argc - 1) {
@@ -272,8 +298,8 @@ static int convert(const struct convert_opts *o)
 	size_t len;
 	int r = -1, lock = -1, built;
 
-	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform, o->policy) <
-	    0)
+	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform, o->policy,
+			      &o->registry) < 0)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
 		goto out;
@@ -308,6 +334,8 @@ static int convert(const struct convert_opts *o)
 		convert_print_json(o, img, &res, &st, &sst);
 	else
 		printf("%s\n%s\n", res.manifest_path, res.digest_hex);
+	fflush(stdout);
+	convert_warn_no_verity(o, &res);
 	r = 0;
 out:
 	interrupt_store = NULL;

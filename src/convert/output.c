@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Writing the manifest, the config beside it and the name ref. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,29 @@ int convert_write_outputs(const struct convert_opts *o,
 		res->ref_name = xstrdup(name);
 	}
 	return 0;
+}
+
+void convert_warn_no_verity(const struct convert_opts *o,
+			    const struct convert_result *res)
+{
+	uint8_t digest[CFS_DIGEST_SIZE];
+	int fd, err = 0;
+
+	if (o->store_opts.no_verity)
+		return;
+	fd = open(res->manifest_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || cfs_verity_measure(fd, digest) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		return;
+	fprintf(stderr,
+		"oci2cfs: warning: %s: no fs-verity (%s): mount -o digest= "
+		"cannot use the digest printed\n",
+		res->manifest_path,
+		err == ENODATA ? "not enabled"
+			       : "its filesystem does not support it");
 }
 
 void convert_print_json(const struct convert_opts *o,

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "cfs/podman.h"
+#include "cfs/registry.h"
 
 #define TOOL "cfs-podman"
 
@@ -19,6 +20,11 @@ int cmd_check(const struct cfs_podman_opts *o, bool repair);
 int cmd_remove_purge(const struct cfs_podman_opts *o, const char *name);
 /* Runs oci2cfs --podman IMAGE (exec: returns only on failure). */
 int cmd_pull(const struct cfs_podman_opts *o, const char *image,
-	     const char *policy);
+	     const char *policy, const struct cfs_registry_opts *reg);
+/*
+ * A registry option of pull (getopt_long's c): 1 if taken, 0 if c is none,
+ * -1 after printing what is wrong with its value.
+ */
+int pull_option(struct cfs_registry_opts *reg, int c, const char *arg);
 
 #endif

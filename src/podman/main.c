@@ -51,6 +51,8 @@ static const char usage_text[] =
 	"      --json                 list: one JSON array of the images\n"
 	"      --signature-policy=FILE\n"
 	"                             pull: policy.json (default: as podman)\n"
+	"      --tls-verify[=BOOL], --creds=USER:PASSWORD, --authfile=FILE,\n"
+	"      --cert-dir=DIR         pull: registry options, as oci2cfs(1)\n"
 	"  -h, --help                 show this help and exit\n"
 	"      --version              print the version and exit\n"
 	"\n"
@@ -75,6 +77,7 @@ static const struct option long_opts[] = {
 	{"purge", no_argument, NULL, OPT_PURGE},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"json", no_argument, NULL, OPT_JSON},
+	CFS_REGISTRY_LONG_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -89,12 +92,13 @@ struct args {
 	const char *policy;
 	char **pos; /* command and its arguments */
 	int n_pos;
+	struct cfs_registry_opts registry; /* pull */
 };
 
 /* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "s:n:h", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -130,9 +134,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 1;
 		case OPT_VERSION:
 			return cfs_print_version(TOOL);
-		default:
-			cfs_usage_hint(TOOL);
-			return -1;
+		default: /* the registry options, else getopt's error */
+			r = pull_option(&a->registry, c, optarg);
+			if (r == 0)
+				cfs_usage_hint(TOOL);
+			if (r <= 0)
+				return -1;
 		}
 	}
 	a->pos = argv + optind;
@@ -214,6 +221,8 @@ static int check_options(const struct args *a, const char *cmd)
 		{a->policy, "--signature-policy", "pull"},
 		{a->install, "--install", "setup"},
 		{a->json, "--json", "list"},
+		{cfs_registry_opts_given(&a->registry),
+		 "--tls-verify, --creds, --authfile and --cert-dir", "pull"},
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
@@ -248,7 +257,8 @@ static int dispatch(struct args *a)
 	if (!strcmp(cmd, "pull"))
 		return nargs(a, 1, "expected one IMAGE")
 			       ? 2
-			       : cmd_pull(&a->o, a->pos[1], a->policy);
+			       : cmd_pull(&a->o, a->pos[1], a->policy,
+					  &a->registry);
 	if (!strcmp(cmd, "remove"))
 		return nargs(a, 1, "expected one IMAGE") ? 2 : cmd_remove(a);
 	if (!strcmp(cmd, "list"))

@@ -32,19 +32,33 @@ static char *converter_path(void)
 	return xstrdup("oci2cfs");
 }
 
+int pull_option(struct cfs_registry_opts *reg, int c, const char *arg)
+{
+	int r = cfs_registry_opt(reg, c, arg);
+
+	if (r < 0)
+		fprintf(stderr, TOOL ": %s\n", cfs_strerror());
+	return r;
+}
+
+#define PULL_ARGS_MAX (8 + CFS_REGISTRY_MAX_ARGS) /* prog .. -- IMAGE */
+
 int cmd_pull(const struct cfs_podman_opts *o, const char *image,
-	     const char *policy)
+	     const char *policy, const struct cfs_registry_opts *reg)
 {
 	char *prog = converter_path();
-	const char *argv[] = {prog,
-			      "--podman",
-			      "--store",
-			      o->store,
-			      policy ? "--signature-policy" : image,
-			      policy ? policy : NULL,
-			      policy ? image : NULL,
-			      NULL};
+	const char *argv[PULL_ARGS_MAX + 1] = {prog, "--podman", "--store",
+					       o->store};
+	int argc = 4;
 
+	if (policy) {
+		argv[argc++] = "--signature-policy";
+		argv[argc++] = policy;
+	}
+	cfs_registry_args(reg, argv, &argc);
+	argv[argc++] = "--";
+	argv[argc++] = image;
+	argv[argc] = NULL;
 	/* oci2cfs --podman registers with podman's default storage.conf */
 	if (o->storage_conf &&
 	    setenv("CONTAINERS_STORAGE_CONF", o->storage_conf, 1) < 0) {

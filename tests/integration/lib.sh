@@ -305,3 +305,47 @@ tap_include() { # NAME STATUS FILE
 		[ "$plan" -eq $((_tap_n - n0)) ]
 	ok $? "$1 ran to its end (exit $2; plan ${plan:-missing}, $((_tap_n - n0)) tests)"
 }
+
+# True when a command exited with STATUS 1 after exactly one line on stderr
+# (saved in FILE) holding STRING (a fixed string; it may start with -).
+failed_one_line() { # STATUS FILE STRING
+	[ "$1" = 1 ] && [ "$(wc -l <"$2")" = 1 ] && grep -qF -- "$3" "$2"
+}
+
+# A TCP port on 127.0.0.1 that is free now.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_port() { # PORT
+	local i
+	for i in $(seq 50); do
+		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A docker-registry on 127.0.0.1:$REGISTRY_PORT serving from DIR, its log
+# in DIR.log, stopped at exit. HTTP_YAML goes under its http: section
+# (e.g. tls:), TOP_YAML at the top level (e.g. auth:), both indented as
+# they would be there.
+start_registry() { # DIR [HTTP_YAML [TOP_YAML]]
+	REGISTRY_PORT=$(free_port)
+	cat >"$1.yml" <<EOC
+version: 0.1
+log:
+  level: info
+storage:
+  filesystem:
+    rootdirectory: $1
+http:
+  addr: 127.0.0.1:$REGISTRY_PORT
+${2:-}
+${3:-}
+EOC
+	docker-registry serve "$1.yml" >"$1.log" 2>&1 &
+	at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"
+	wait_port "$REGISTRY_PORT" ||
+		{ diag_file "$1.log"; bail "docker-registry did not start"; }
+}

@@ -16,33 +16,10 @@ build_fixtures
 
 L=$FX/layout
 B=$CFS_BIN/oci2cfs
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_port() { # PORT
-	local i
-	for i in $(seq 50); do
-		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # --- a local docker-registry ------------------------------------------------
-PORT=$(free_port)
-cat >"$TMP/registry.yml" <<EOC
-version: 0.1
-log:
-  level: info
-storage:
-  filesystem:
-    rootdirectory: $TMP/registry
-http:
-  addr: 127.0.0.1:$PORT
-EOC
-docker-registry serve "$TMP/registry.yml" >"$TMP/registry.log" 2>&1 &
-at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"
-wait_port "$PORT" || { diag_file "$TMP/registry.log"; bail "docker-registry did not start"; }
+start_registry "$TMP/registry"
+PORT=$REGISTRY_PORT
 
 # --- the fake registry with faults ------------------------------------------
 python3 "$TOP/tests/integration/fake-registry.py" "$L" "$TMP/fake.port" \
@@ -79,7 +56,7 @@ pull() { # STORE NAME [ARGS...]
 }
 
 # --- 1. docker:// gives the same manifest as the archive --------------------
-"$B" "$realistic_oci" --store "$TMP/ref-store" --sync=none -q \
+"$B" "$realistic_oci" --store "$TMP/ref-store" --sync=none -q --no-verity \
 	-o "$TMP/realistic.cfs" >/dev/null
 pull "$TMP/s1" "docker://$R/cfs/realistic:1" >"$TMP/p1.out" 2>"$TMP/p1.err"
 ok $? "docker:// pull succeeds" || diag_file "$TMP/p1.err"
@@ -102,6 +79,17 @@ ok $? "--platform linux/$other is refused: the image is for linux/$here" ||
 	diag_file "$TMP/plat.err"
 store_mismatches "$TMP/s1" >"$TMP/bad1"
 ok $? "every object is named by its fs-verity digest" || diag_file "$TMP/bad1"
+
+# a plain-HTTP registry without a registries.conf entry: --tls-verify=false
+: >"$TMP/empty-registries.conf"
+CONTAINERS_REGISTRIES_CONF=$TMP/empty-registries.conf \
+	pull "$TMP/s1c" "docker://$R/cfs/app:v1" >/dev/null 2>"$TMP/p1c.err"
+[ $? = 1 ] && [ "$(wc -l <"$TMP/p1c.err")" = 1 ] && grep -q "HTTPS" "$TMP/p1c.err"
+ok $? "a plain-HTTP registry not marked insecure: refused in one line" ||
+	diag_file "$TMP/p1c.err"
+CONTAINERS_REGISTRIES_CONF=$TMP/empty-registries.conf \
+	pull "$TMP/s1c" "docker://$R/cfs/app:v1" --tls-verify=false >/dev/null 2>"$TMP/p1c.err"
+ok $? "--tls-verify=false pulls from it, as podman pull does" || diag_file "$TMP/p1c.err"
 
 # --- 2. only missing layers are fetched -------------------------------------
 pull "$TMP/s2" "docker://$R/cfs/app:v1" >/dev/null 2>"$TMP/p2.err"
@@ -129,7 +117,7 @@ grep -a "GET /v2/cfs/app/blobs/" "$TMP/registry.log" | tail -n 2 |
 	grep -qF "$new_layer"
 ok $? "the layer fetched is the new one ($new_layer)"
 "$B" "$L" --ref shared-b -o "$TMP/shared-b.cfs" --store "$TMP/ref-store" \
-	--sync=none -q >/dev/null
+	--sync=none -q --no-verity >/dev/null
 cmp -s "$TMP/shared-b.cfs" "$(head -1 "$TMP/p2b.out")"
 ok $? "v2's manifest equals the local conversion of shared-b"
 before=$(blob_gets cfs/app)
@@ -157,7 +145,7 @@ fi
 pull "$TMP/s3" "oci:$L:shared-a" -o "$TMP/t-oci.cfs" >/dev/null 2>"$TMP/t.err"
 ok $? "oci:DIR:TAG" || diag_file "$TMP/t.err"
 "$B" "$L" --ref shared-a -o "$TMP/shared-a.cfs" --store "$TMP/ref-store" \
-	--sync=none -q >/dev/null
+	--sync=none -q --no-verity >/dev/null
 cmp -s "$TMP/t-oci.cfs" "$TMP/shared-a.cfs"
 ok $? "oci:DIR:TAG gives the same manifest as the plain path"
 pull "$TMP/s3" "oci-archive:$realistic_oci" -o "$TMP/t-oa.cfs" >/dev/null 2>"$TMP/t.err"

@@ -35,7 +35,7 @@ static int policy(const char *dir, const char *json, const char *name)
 {
 	char *path = write_policy(dir, json);
 	struct cfs_oci_image *img = NULL;
-	int r = cfs_oci_open_name(&img, name, NULL, NULL, path);
+	int r = cfs_oci_open_name(&img, name, NULL, NULL, path, NULL);
 
 	cfs_oci_close(img);
 	free(path);

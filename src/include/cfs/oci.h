@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cfs/registry.h"
 #include "cfs/sha256.h"
 #include "cfs/verity.h"
 
@@ -40,6 +41,7 @@ struct cfs_oci_image {
 };
 
 /*
+ * path "-": an archive on standard input (copied to a temp file first).
  * ref: NULL, or the name to pick (org.opencontainers.image.ref.name in an
  * OCI index; "repo:tag" in docker-archive RepoTags).
  * platform: NULL for the host's, or "os/arch[/variant]".
@@ -56,11 +58,12 @@ void cfs_oci_close(struct cfs_oci_image *img);
  * containers-storage:, img->ref_name is the name normalised as podman
  * records it (docker.io/library/NAME:latest). A transport name is refused
  * when the signature policy rejects it (policy: a policy.json, or NULL for
- * the default one, as podman finds it).
+ * the default one, as podman finds it). reg: registry options for the
+ * names read through skopeo, or NULL; it must outlive the image.
  */
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
-		      const char *ref, const char *platform,
-		      const char *policy);
+		      const char *ref, const char *platform, const char *policy,
+		      const struct cfs_registry_opts *reg);
 /*
  * Whether the image's blobs come through skopeo (a registry, podman's
  * storage): reading one also waits on the network or on skopeo.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Opening an OCI image: detect its kind, then read it as a layout or docker. */
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "proxy.h"
@@ -21,17 +22,36 @@ static int open_kind(struct cfs_oci_image *img, const char *ref,
 	return -1;
 }
 
-int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
-		 const char *platform)
+/* "-" is standard input, read from a copy; anything else is a path */
+static int open_source(struct cfs_oci_image *img)
+{
+	struct oci_priv *priv = oci_priv(img);
+
+	if (strcmp(img->source, "-"))
+		return oci_source_open(&priv->src, img->source);
+	if (oci_spool_stdin(&priv->spool_fd, &priv->spool_path) < 0)
+		return -1;
+	return oci_source_open(&priv->src, priv->spool_path);
+}
+
+struct cfs_oci_image *oci_image_new(const char *source)
 {
 	struct cfs_oci_image *img = xcalloc(1, sizeof(*img));
 	struct oci_priv *priv = xcalloc(1, sizeof(*priv));
 
-	img->source = xstrdup(path);
+	img->source = xstrdup(source);
 	img->priv = priv;
 	priv->src.dirfd = -1;
-	if (oci_source_open(&priv->src, img->source) < 0 ||
-	    open_kind(img, ref, platform) < 0) {
+	priv->spool_fd = -1;
+	return img;
+}
+
+int cfs_oci_open(struct cfs_oci_image **out, const char *path, const char *ref,
+		 const char *platform)
+{
+	struct cfs_oci_image *img = oci_image_new(path);
+
+	if (open_source(img) < 0 || open_kind(img, ref, platform) < 0) {
 		cfs_error_prefix("%s", path);
 		cfs_oci_close(img);
 		return -1;
@@ -54,6 +74,9 @@ void cfs_oci_close(struct cfs_oci_image *img)
 	priv = img->priv;
 	oci_source_close(&priv->src);
 	oci_proxy_close(priv->proxy);
+	if (priv->spool_fd >= 0)
+		close(priv->spool_fd);
+	free(priv->spool_path);
 	for (size_t i = 0; priv->layer_paths && i < img->n_layers; i++)
 		free(priv->layer_paths[i]);
 	free(priv->layer_paths);

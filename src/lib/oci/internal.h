@@ -143,6 +143,8 @@ struct oci_priv {
 	struct oci_source src;
 	char **layer_paths;	 /* member/file name of each layer blob */
 	struct oci_proxy *proxy; /* an image read through skopeo, or NULL */
+	int spool_fd;		 /* IMAGE "-": standard input's copy, or -1 */
+	char *spool_path;	 /* /proc/self/fd/N of spool_fd */
 };
 
 int oci_open_layout(struct cfs_oci_image *img, const char *ref,
@@ -158,9 +160,20 @@ int oci_storage_layers(struct cfs_oci_image *img, const char *name);
  */
 int oci_policy_check(const char *policy, const char *transport,
 		     const char *identity);
-/* name: a skopeo transport name, e.g. "docker://..." (remote.c) */
+/*
+ * name: a skopeo transport name, e.g. "docker://..." (remote.c); reg:
+ * registry options or NULL.
+ */
 int oci_open_remote(struct cfs_oci_image *img, const char *name,
-		    const char *platform);
+		    const char *platform, const struct cfs_registry_opts *reg);
+
+/* An image with nothing read yet, for cfs_oci_close. */
+struct cfs_oci_image *oci_image_new(const char *source);
+/*
+ * Copies standard input to an unnamed temp file (stdin.c): its fd, and a
+ * path that opens it again.
+ */
+int oci_spool_stdin(int *fd, char **path);
 
 static inline struct oci_priv *oci_priv(const struct cfs_oci_image *img)
 {

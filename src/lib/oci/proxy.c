@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,11 +44,12 @@
 struct oci_proxy {
 	pid_t pid;
 	int sock;
-	int errfd; /* memfd that collects skopeo's stderr */
+	int errfd; /* memfd that collects skopeo's stdout and stderr */
 	int64_t imgid;
 	pthread_mutex_t lock; /* held while a request or a payload is on */
 	/* the first proxy of an image also holds the pool of the others */
 	char *name, *platform;
+	struct cfs_registry_opts reg;
 	struct oci_proxy *_Atomic next;
 	pthread_mutex_t pool_lock;
 	unsigned int n_pool;
@@ -228,8 +230,8 @@ static int proxy_call(struct oci_proxy *p, const char *method,
 	return proxy_recv(p, method, r);
 }
 
-static void add_platform_args(char **argv, int *argc, const char *platform,
-			      struct oci_platform *pl)
+static void add_platform_args(const char **argv, int *argc,
+			      const char *platform, struct oci_platform *pl)
 {
 	if (!platform)
 		return;
@@ -282,18 +284,51 @@ static void remove_tmpdir(struct oci_proxy *p)
 	p->tmpdir = NULL;
 }
 
-/* In the child: the socket on PROXY_FD, stderr into the memfd. */
-static void exec_skopeo(char **argv, int sock, int errfd)
+/*
+ * Moves fd above the descriptors exec_skopeo sets up (0-PROXY_FD), so
+ * that setting one of them never replaces another: the memfd on 3 became
+ * the socket, and skopeo's warnings arrived as protocol replies.
+ */
+static int fd_above_proxy(int fd)
 {
-	if (sock == PROXY_FD)
-		fcntl(sock, F_SETFD, 0);
-	else if (dup2(sock, PROXY_FD) < 0)
-		_exit(127);
-	if (dup2(errfd, 2) < 0)
-		_exit(127);
-	execvp(argv[0], argv);
-	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+	int high, err;
+
+	if (fd > PROXY_FD)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, PROXY_FD + 1);
+	err = errno;
+	close(fd);
+	errno = err;
+	return high;
+}
+
+/*
+ * skopeo with the socket on PROXY_FD, stdin from /dev/null and stdout
+ * and stderr into the memfd: whatever it prints is never mistaken for a
+ * reply, and is shown only when it fails (stderr_tail).
+ */
+static int exec_skopeo(struct oci_proxy *p, const char **argv, int sock)
+{
+	posix_spawn_file_actions_t fa;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p->errfd, 1);
+	posix_spawn_file_actions_adddup2(&fa, p->errfd, 2);
+	posix_spawn_file_actions_adddup2(&fa, sock, PROXY_FD);
+	r = posix_spawnp(&p->pid, argv[0], &fa, NULL, (char *const *)argv,
+			 environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r == 0)
+		return 0;
+	p->pid = -1;
+	if (r == ENOENT && !strcmp(argv[0], "skopeo"))
+		cfs_error("skopeo not found in PATH (install skopeo, or "
+			  "set CFS_SKOPEO)");
+	else
+		cfs_error("cannot run %s: %s", argv[0], strerror(r));
+	return -1;
 }
 
 static int spawn(struct oci_proxy *p, const char *platform)
@@ -301,16 +336,16 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	const char *skopeo = getenv("CFS_SKOPEO");
 	const char *regconf = getenv("CONTAINERS_REGISTRIES_CONF");
 	struct oci_platform pl;
-	char *argv[18];
-	int argc = 0, sv[2];
+	const char *argv[18 + CFS_REGISTRY_MAX_ARGS];
+	int argc = 0, sv[2], r;
 
 	if (platform && oci_platform_parse(&pl, platform) < 0)
 		return -1;
-	argv[argc++] = (char *)(skopeo && *skopeo ? skopeo : "skopeo");
+	argv[argc++] = skopeo && *skopeo ? skopeo : "skopeo";
 	/* podman honours this variable; skopeo 1.9 only takes the flag */
 	if (regconf && *regconf) {
 		argv[argc++] = "--registries-conf";
-		argv[argc++] = (char *)regconf;
+		argv[argc++] = regconf;
 	}
 	if (make_tmpdir(p) < 0)
 		return -1;
@@ -318,26 +353,29 @@ static int spawn(struct oci_proxy *p, const char *platform)
 	argv[argc++] = p->tmpdir;
 	add_platform_args(argv, &argc, platform, &pl);
 	argv[argc++] = "experimental-image-proxy";
+	cfs_registry_args(&p->reg, argv, &argc);
 	argv[argc++] = "--sockfd";
 	argv[argc++] = "3";
 	argv[argc] = NULL;
 	p->errfd = memfd_create("skopeo-stderr", MFD_CLOEXEC);
+	if (p->errfd >= 0)
+		p->errfd = fd_above_proxy(p->errfd);
 	if (p->errfd < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		cfs_error("starting skopeo: %s", strerror(errno));
 		return -1;
 	}
-	p->pid = fork();
-	if (p->pid == 0)
-		exec_skopeo(argv, sv[1], p->errfd);
-	close(sv[1]);
-	if (p->pid < 0) {
+	p->sock = fd_above_proxy(sv[0]);
+	sv[1] = fd_above_proxy(sv[1]);
+	if (p->sock < 0 || sv[1] < 0) {
 		cfs_error("starting skopeo: %s", strerror(errno));
-		close(sv[0]);
+		if (sv[1] >= 0)
+			close(sv[1]);
 		return -1;
 	}
-	p->sock = sv[0];
-	return 0;
+	r = exec_skopeo(p, argv, sv[1]);
+	close(sv[1]);
+	return r;
 }
 
 /*
@@ -400,9 +438,13 @@ static int finish_open(struct oci_proxy *p)
 	return 0;
 }
 
-static struct oci_proxy *proxy_new(const char *name, const char *platform)
+static struct oci_proxy *proxy_new(const char *name, const char *platform,
+				   const struct cfs_registry_opts *reg)
 {
 	struct oci_proxy *p = xcalloc(1, sizeof(*p));
+
+	if (reg)
+		p->reg = *reg;
 
 	p->sock = -1;
 	p->errfd = -1;
@@ -422,7 +464,7 @@ static struct oci_proxy *proxy_new(const char *name, const char *platform)
  */
 static void start_spare(struct oci_proxy *p)
 {
-	struct oci_proxy *q = proxy_new(p->name, p->platform);
+	struct oci_proxy *q = proxy_new(p->name, p->platform, &p->reg);
 
 	if (start(q, p->platform) < 0) {
 		oci_proxy_close(q);
@@ -433,9 +475,10 @@ static void start_spare(struct oci_proxy *p)
 }
 
 static int open_proxy(struct oci_proxy **out, const char *name,
-		      const char *platform, bool spare)
+		      const char *platform, const struct cfs_registry_opts *reg,
+		      bool spare)
 {
-	struct oci_proxy *p = proxy_new(name, platform);
+	struct oci_proxy *p = proxy_new(name, platform, reg);
 
 	if (start(p, platform) < 0) {
 		oci_proxy_close(p);
@@ -452,9 +495,13 @@ static int open_proxy(struct oci_proxy **out, const char *name,
 }
 
 int oci_proxy_open(struct oci_proxy **out, const char *name,
-		   const char *platform)
+		   const char *platform, const struct cfs_registry_opts *reg)
 {
-	return open_proxy(out, name, platform, true);
+	static const struct cfs_registry_opts none;
+
+	if (cfs_registry_check(reg ? reg : &none) < 0)
+		return -1;
+	return open_proxy(out, name, platform, reg, true);
 }
 
 /* q locked: a proxy that can serve, or unlocked and false. */
@@ -482,7 +529,7 @@ static struct oci_proxy *take_proxy(struct oci_proxy *p)
 			return q;
 	pthread_mutex_lock(&p->pool_lock);
 	if (p->n_pool < POOL_MAX &&
-	    open_proxy(&q, p->name, p->platform, false) == 0) {
+	    open_proxy(&q, p->name, p->platform, &p->reg, false) == 0) {
 		pthread_mutex_lock(&q->lock);
 		atomic_store(&q->next, atomic_load(&p->next));
 		atomic_store(&p->next, q);

@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+#include "cfs/registry.h"
+
 struct oci_proxy;
 struct oci_proxy_pipe;
 
@@ -19,10 +21,11 @@ struct oci_proxy_pipe;
  * Starts skopeo and opens one image ("docker://...", "containers-storage:..."
  * or any transport skopeo knows). platform: NULL, or "os/arch[/variant]"
  * passed to skopeo as --override-os/-arch/-variant, so that a manifest list
- * resolves to it.
+ * resolves to it. reg: NULL, or registry options (--tls-verify, --creds,
+ * --authfile, --cert-dir) passed to skopeo, with strings that outlive p.
  */
 int oci_proxy_open(struct oci_proxy **out, const char *name,
-		   const char *platform);
+		   const char *platform, const struct cfs_registry_opts *reg);
 void oci_proxy_close(struct oci_proxy *p);
 
 /* The image's manifest (as OCI) into a malloc'ed buffer of at most limit. */

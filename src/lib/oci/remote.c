@@ -54,14 +54,14 @@ static int fetch_config(struct cfs_oci_image *img, const struct oci_desc *cfg)
 }
 
 int oci_open_remote(struct cfs_oci_image *img, const char *name,
-		    const char *platform)
+		    const char *platform, const struct cfs_registry_opts *reg)
 {
 	struct oci_priv *priv = oci_priv(img);
 	struct json_object *m;
 	struct oci_desc cfg;
 	int r = -1;
 
-	if (oci_proxy_open(&priv->proxy, name, platform) < 0 ||
+	if (oci_proxy_open(&priv->proxy, name, platform, reg) < 0 ||
 	    oci_proxy_manifest(priv->proxy, OCI_JSON_MAX, &img->manifest,
 			       &img->manifest_len) < 0 ||
 	    oci_json_parse(&m, img->manifest, img->manifest_len, "manifest") <

@@ -162,15 +162,12 @@ static void parsed_free(struct parsed *p)
 }
 
 static int open_remote(struct cfs_oci_image **out, const char *name,
-		       struct parsed *p, const char *platform)
+		       struct parsed *p, const char *platform,
+		       const struct cfs_registry_opts *reg)
 {
-	struct cfs_oci_image *img = xcalloc(1, sizeof(*img));
-	struct oci_priv *priv = xcalloc(1, sizeof(*priv));
+	struct cfs_oci_image *img = oci_image_new(name);
 
-	img->source = xstrdup(name);
-	img->priv = priv;
-	priv->src.dirfd = -1;
-	if (oci_open_remote(img, name, platform) < 0) {
+	if (oci_open_remote(img, name, platform, reg) < 0) {
 		cfs_oci_close(img);
 		return -1;
 	}
@@ -181,7 +178,8 @@ static int open_remote(struct cfs_oci_image **out, const char *name,
 }
 
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
-		      const char *ref, const char *platform, const char *policy)
+		      const char *ref, const char *platform, const char *policy,
+		      const struct cfs_registry_opts *reg)
 {
 	struct parsed p;
 	int r;
@@ -200,7 +198,7 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		r = cfs_oci_open(out, p.path, ref ? ref : p.ref, platform);
 		break;
 	case T_REMOTE:
-		r = open_remote(out, name, &p, platform);
+		r = open_remote(out, name, &p, platform, reg);
 		if (r < 0)
 			cfs_error_prefix("%s", name);
 		break;
