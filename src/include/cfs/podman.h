@@ -32,9 +32,15 @@ struct cfs_podman_opts {
 };
 
 struct cfs_podman_add {
-	/* a name under STORE/refs/, or the path of a .cfs manifest */
+	/*
+	 * the path of a .cfs manifest, or a name or id of the store
+	 * (cfs_layout_lookup in cfs/image-name.h)
+	 */
 	const char *image;
-	/* NULL-terminated names ("repo:tag"; "x" means localhost/x:latest) */
+	/*
+	 * NULL-terminated names ("repo:tag"; "x" means localhost/x:latest);
+	 * one equal to image means the ref it resolved to (none for an id)
+	 */
 	const char *const *names;
 	/* an already mounted tree to use instead of mounting at AIS/mnt/ID */
 	const char *mountpoint;

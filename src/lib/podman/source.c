@@ -143,7 +143,7 @@ int psrc_load(struct psrc *s, const char *store, const char *image)
 	char digest_hex[65];
 
 	memset(s, 0, sizeof(*s));
-	s->manifest = cfs_layout_resolve(store, image);
+	s->manifest = cfs_layout_resolve(store, image, &s->ref);
 	if (!s->manifest)
 		return -1;
 	if (strlen(s->manifest) < 5 ||
@@ -177,5 +177,6 @@ void psrc_free(struct psrc *s)
 	free(s->config);
 	free(s->oci);
 	free(s->created);
+	free(s->ref);
 	memset(s, 0, sizeof(*s));
 }

@@ -355,8 +355,15 @@ static int normalize_names(struct add_ctx *c)
 	const char *const *n = c->a->names;
 
 	for (; n && *n; n++) {
-		char *norm = pname_normalize(*n);
+		/*
+		 * The image as typed, a short name or an id, stands for the
+		 * ref it resolved to: an id names nothing.
+		 */
+		const char *name = strcmp(*n, c->a->image) ? *n : c->src.ref;
+		char *norm = name ? pname_normalize(name) : NULL;
 
+		if (!name)
+			continue;
 		if (!norm)
 			return -1;
 		c->names = xrealloc(c->names,
@@ -486,7 +493,8 @@ int cfs_podman_remove(const struct cfs_podman_opts *o, const char *name)
 	}
 	if (pstore_lock(&p, true, false) < 0)
 		goto out;
-	img = pstore_lookup_image(&p, name);
+	if (pstore_lookup_image(&p, name, &img) < 0)
+		goto out;
 	if (!img || !pjson_str(img, "id")) {
 		cfs_error("%s: no such image in %s", name, p.root);
 		goto out;
