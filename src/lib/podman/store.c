@@ -272,7 +272,7 @@ static int check_not_pulled(struct add_ctx *c)
 
 static int register_new(struct add_ctx *c)
 {
-	bool mounted_here = false, layer_added = false;
+	bool mounted_here = false, layer_added = false, made_dir = false;
 
 	if (check_not_pulled(c) < 0 || check_names_free(c, NULL) < 0 ||
 	    choose_mountpoint(c) < 0)
@@ -280,6 +280,7 @@ static int register_new(struct add_ctx *c)
 	if (c->meta.managed) {
 		int m = pmount_is_mounted(c->meta.mountpoint);
 
+		made_dir = access(c->meta.mountpoint, F_OK) < 0;
 		if (m < 0 || (m == 0 && pmount_ensure(c->o, &c->p, &c->meta)))
 			goto undo;
 		mounted_here = m == 0;
@@ -300,10 +301,11 @@ undo:
 			pstore_save_layers(&c->p);
 		pstore_remove_layer_files(&c->p, c->layer_id);
 	}
-	if (mounted_here) {
+	if (mounted_here)
 		pmount_umount(c->meta.mountpoint);
+	/* also when the mount failed: no empty mnt/ID is left */
+	if (mounted_here || made_dir)
 		rmdir(c->meta.mountpoint);
-	}
 	return -1;
 }
 
