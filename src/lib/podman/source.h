@@ -17,6 +17,7 @@ struct psrc {
 	bool verity;	     /* fs-verity is enabled on it */
 	char *created;	     /* the config's "created" if RFC 3339 */
 	char *ref;	     /* the store ref image resolved to, or NULL */
+	uint64_t size;	     /* bytes of the image's regular files */
 };
 
 /* image: a manifest path, or a name or id the store resolves. */

@@ -123,6 +123,9 @@ static int add_layer_record(struct add_ctx *c)
 	json_object_object_add(e, "created", json_object_new_string(now));
 	json_object_object_add(e, "diff-digest",
 			       json_object_new_string(c->diff_digest));
+	/* what podman images shows (ImageSize takes it with a digest) */
+	json_object_object_add(e, "diff-size",
+			       json_object_new_int64((int64_t)c->src.size));
 	json_object_array_add(c->p.layers, e);
 	return pstore_save_layers(&c->p);
 }
