@@ -42,20 +42,27 @@ void cfs_layout_undo_save(struct cfs_layout_undo *u, const char *store,
 	}
 }
 
-/* refs/NAME -> old_target again, replaced atomically. */
-static int relink(const struct cfs_layout_undo *u)
+int cfs_symlink_replace(const char *target, const char *path)
 {
-	char *path = cfs_layout_ref_path(u->store, u->ref);
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
 	int r = 0;
 
 	unlink(tmp);
-	if (symlink(u->old_target, tmp) < 0 || rename(tmp, path) < 0) {
-		cfs_error("%s: putting back: %s", path, strerror(errno));
+	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
 		unlink(tmp);
 		r = -1;
 	}
 	free(tmp);
+	return r;
+}
+
+/* refs/NAME -> old_target again. */
+static int relink(const struct cfs_layout_undo *u)
+{
+	char *path = cfs_layout_ref_path(u->store, u->ref);
+	int r = cfs_symlink_replace(u->old_target, path);
+
 	free(path);
 	return r;
 }
@@ -90,7 +97,7 @@ static bool has_ref(const char *store, const char *id)
 	return found;
 }
 
-static int remove_image(const struct cfs_layout_undo *u)
+int cfs_layout_remove_image(const char *store, const char *id)
 {
 	static const char *const suffixes[] = {".cfs", ".json",
 					       ".manifest.json"};
@@ -98,8 +105,7 @@ static int remove_image(const struct cfs_layout_undo *u)
 
 	/* the manifest first: side files without one are garbage for gc */
 	for (size_t i = 0; i < 3; i++) {
-		char *path =
-			cfs_layout_image_file(u->store, u->id, suffixes[i]);
+		char *path = cfs_layout_image_file(store, id, suffixes[i]);
 
 		if (unlink(path) < 0 && errno != ENOENT) {
 			cfs_error("%s: %s", path, strerror(errno));
@@ -114,7 +120,8 @@ int cfs_layout_undo_apply(const struct cfs_layout_undo *u)
 {
 	int r = restore_ref(u);
 
-	if (!u->had_image && !has_ref(u->store, u->id) && remove_image(u) < 0)
+	if (!u->had_image && !has_ref(u->store, u->id) &&
+	    cfs_layout_remove_image(u->store, u->id) < 0)
 		r = -1;
 	return r;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cfs/image-name.h"
+#include "cfs/store-undo.h"
 #include "store-tool.h"
 #include "cfs/util.h"
 
@@ -39,24 +40,6 @@ static int find_image(struct inventory *inv, const char *arg,
 		cfs_error("%s: no image of that name or id in %s", arg,
 			  inv->store);
 	return *img ? 0 : -1;
-}
-
-static int remove_files(const char *store, const char *id)
-{
-	static const char *const suffixes[] = {".cfs", ".json",
-					       ".manifest.json"};
-
-	for (size_t i = 0; i < 3; i++) {
-		char *path = cfs_layout_image_file(store, id, suffixes[i]);
-
-		if (unlink(path) < 0 && i == 0) {
-			cfs_error_prefix("%s", path);
-			free(path);
-			return -1;
-		}
-		free(path);
-	}
-	return 0;
 }
 
 static int untag(struct inventory *inv, struct store_image *img,
@@ -92,7 +75,7 @@ static int rm_one(struct inventory *inv, const char *arg)
 	if (r == 0 && img->n_refs) {
 		printf("untagged %s\n", ref);
 	} else if (r == 0) {
-		r = remove_files(inv->store, img->id);
+		r = cfs_layout_remove_image(inv->store, img->id);
 		if (r == 0) {
 			printf("removed %s\n", img->id);
 			img->id[0] = '\0'; /* gone */

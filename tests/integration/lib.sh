@@ -218,3 +218,19 @@ verity_fs() {
 	echo probe >"$TMP/vfs/probe" && fsverity enable "$TMP/vfs/probe" \
 		2>"$TMP/verity.err"
 }
+
+# fake_podman_mounts AIS: a private podman configuration whose additional
+# image store is AIS, and a mount helper for cfs-podman that bind-mounts
+# $TMP/tree instead of mounting composefs; mounts under TMP go at exit.
+fake_podman_mounts() {
+	. "$TOP/scripts/podman-conf.sh"
+	podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$1" ||
+		bail "cannot write the podman configuration"
+	at_exit 'findmnt -rn -o TARGET | grep "^$TMP/" | sort -r |
+		while read -r m; do umount "$m"; done'
+	mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
+	printf '#!/bin/sh\nexec mount --bind "$FAKE_TREE" "$2"\n' \
+		>"$TMP/fake-mount"
+	chmod +x "$TMP/fake-mount"
+	export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
+}

@@ -130,15 +130,7 @@ run "$CS" rm --store "$S" realistic
 one_line_error 1 "cfs-store rm of a name no longer there: one line"
 
 # --- cfs-podman add and remove
-. "$(dirname "$0")/../../scripts/podman-conf.sh"
-podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$S/podman" ||
-	bail "cannot write the podman configuration"
-at_exit 'findmnt -rn -o TARGET | grep "^$TMP/" | sort -r |
-	while read -r m; do umount "$m"; done'
-mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
-printf '#!/bin/sh\nexec mount --bind "$FAKE_TREE" "$2"\n' >"$TMP/fake-mount"
-chmod +x "$TMP/fake-mount"
-export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
+fake_podman_mounts "$S/podman"
 convert realistic docker.io/cfs/realistic:latest
 convert shared-a docker.io/library/shared:1
 

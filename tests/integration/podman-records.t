@@ -26,19 +26,7 @@ S=$TMP/store
 AIS=$S/podman
 CP=$CFS_BIN/cfs-podman
 CS=$CFS_BIN/cfs-store
-. "$(dirname "$0")/../../scripts/podman-conf.sh"
-podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$AIS" ||
-	bail "cannot write the podman configuration"
-at_exit 'findmnt -rn -o TARGET | grep "^$TMP/" | sort -r |
-	while read -r m; do umount "$m"; done'
-
-mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
-cat >"$TMP/fake-mount" <<'EOF'
-#!/bin/sh
-exec mount --bind "$FAKE_TREE" "$2"
-EOF
-chmod +x "$TMP/fake-mount"
-export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
+fake_podman_mounts "$AIS"
 
 convert() { # TAG
 	"$CFS_BIN/oci2cfs" "$L" --ref "$1" --store "$S" -q --sync=none \

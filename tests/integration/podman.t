@@ -309,7 +309,7 @@ fails "cfs-podman pull refused by the signature policy" \
 
 # --- errors
 run "$CP" --store "$S" add nosuch
-fails "add of an unknown name" "nosuch: neither a name under"
+fails "add of an unknown name" "nosuch: neither an image name or id in"
 run "$CP" --store "$S" remove nosuch
 fails "remove of an unknown image" "nosuch: no such image"
 run "$CP" --store "$S" add shared-a --name 'Bad Name'

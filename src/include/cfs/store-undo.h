@@ -27,4 +27,9 @@ void cfs_layout_undo_save(struct cfs_layout_undo *u, const char *store,
 int cfs_layout_undo_apply(const struct cfs_layout_undo *u);
 void cfs_layout_undo_free(struct cfs_layout_undo *u);
 
+/* Removes images/ID.{cfs,json,manifest.json}, the manifest first. */
+int cfs_layout_remove_image(const char *store, const char *id);
+/* path -> target, replacing whatever path was atomically. */
+int cfs_symlink_replace(const char *target, const char *path);
+
 #endif

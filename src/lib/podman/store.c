@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "source.h"
 #include "cfs/store-layout.h"
+#include "cfs/store-undo.h"
 #include "cfs/util.h"
 
 struct add_ctx {
@@ -71,21 +72,6 @@ static void derive_layer(struct add_ctx *c)
 	c->link[PSTORE_LINK_LEN] = '\0';
 }
 
-static int symlink_atomic(const char *target, const char *path)
-{
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int r = 0;
-
-	unlink(tmp);
-	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		r = -1;
-	}
-	free(tmp);
-	return r;
-}
-
 static int write_layer_files(struct add_ctx *c)
 {
 	char *dir = xasprintf("%s/overlay/%s", c->p.root, c->layer_id);
@@ -98,8 +84,8 @@ static int write_layer_files(struct add_ctx *c)
 	if (cfs_mkdir_p(dir, 0755) == 0 && chmod(dir, 0755) == 0 &&
 	    cfs_write_file_atomic(link, c->link, PSTORE_LINK_LEN, 0644, 0) ==
 		    0 &&
-	    symlink_atomic(c->meta.mountpoint, diff) == 0 &&
-	    symlink_atomic(ltarget, l) == 0)
+	    cfs_symlink_replace(c->meta.mountpoint, diff) == 0 &&
+	    cfs_symlink_replace(ltarget, l) == 0)
 		r = 0;
 	free(dir);
 	free(link);
