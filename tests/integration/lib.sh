@@ -7,6 +7,8 @@
 #   diag MSG... / diag_file FILE [MAX]   comments on stderr
 #   plan N / plan_skip_all REASON / done_testing
 #   at_exit CMD           run CMD (eval) when the test exits (LIFO)
+#   run CMD...            sets st, out and err from running CMD
+#   fake_podman_mounts AIS   podman configuration + bind-mounting helper
 # Sets TOP (repo), CFS_BIN (default TOP/build/bin), TMP (removed at exit).
 
 set -u
@@ -233,4 +235,13 @@ fake_podman_mounts() {
 		>"$TMP/fake-mount"
 	chmod +x "$TMP/fake-mount"
 	export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
+}
+
+# run CMD...: runs it, setting st (status), out (stdout) and err (stderr);
+# both are kept in $TMP/out and $TMP/err.
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
 }

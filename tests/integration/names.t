@@ -44,13 +44,6 @@ convert() {
 		ln -sfn "$up../images/$id.cfs" "$S/refs/$n"
 	done
 }
-# run CMD... -> $st, $out (stdout), $err (stderr)
-run() {
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	st=$?
-	out=$(cat "$TMP/out")
-	err=$(cat "$TMP/err")
-}
 # one_line_error STATUS NAME: the last run exited STATUS, one line on stderr.
 one_line_error() {
 	[ "$st" -eq "$1" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]
