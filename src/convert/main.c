@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "cfs/image.h"
 #include "cfs/podman.h"
+#include "cfs/store-undo.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
@@ -294,6 +295,7 @@ static int convert(const struct convert_opts *o)
 	struct convert_result res = {0};
 	struct cfs_store_stats sst;
 	struct convert_commit *commit = NULL;
+	struct cfs_layout_undo undo = {0};
 	uint8_t *manifest = NULL;
 	size_t len;
 	int r = -1, lock = -1, built;
@@ -325,10 +327,16 @@ static int convert(const struct convert_opts *o)
 	if (r < 0)
 		goto out;
 	r = -1;
+	/* a failed registration leaves the store as it was */
+	if (o->podman)
+		cfs_layout_undo_save(&undo, o->store, img->config_digest,
+				     o->ref ? o->ref : img->ref_name);
 	if (convert_write_outputs(o, img, store, manifest, len, &res) < 0)
 		goto out;
-	if (o->podman && register_podman(o, &res) < 0)
+	if (o->podman && register_podman(o, &res) < 0) {
+		cfs_layout_undo_apply(&undo);
 		goto out;
+	}
 	cfs_store_get_stats(store, &sst);
 	if (o->json)
 		convert_print_json(o, img, &res, &st, &sst);
@@ -346,6 +354,7 @@ out:
 	free(manifest);
 	free(res.manifest_path);
 	free(res.ref_name);
+	cfs_layout_undo_free(&undo);
 	cfs_tree_free(t);
 	cfs_store_close(store);
 	cfs_store_unlock(lock);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cfs/escape.h"
+#include "cfs/image-name.h"
 #include "cfs/util.h"
 
 bool cfs_ref_name_ok(const char *name)
@@ -256,24 +257,27 @@ static bool is_regular(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-char *cfs_layout_resolve(const char *store, const char *image)
+char *cfs_layout_resolve(const char *store, const char *image, char **ref)
 {
 	size_t len = strlen(image);
 	bool pathlike = strchr(image, '/') ||
 			(len > 4 && !strcmp(image + len - 4, ".cfs"));
 	char *path = NULL;
+	int found;
 
+	*ref = NULL;
 	if (pathlike && is_regular(image)) {
 		path = realpath(image, NULL);
 		if (!path)
 			cfs_error("%s: %s", image, strerror(errno));
 		return path;
 	}
-	if (cfs_layout_resolve_ref(store, image, &path) == 0)
-		return path;
-	cfs_error("%s: neither a name under %s/refs/ nor a manifest file",
-		  image, store);
-	return NULL;
+	found = cfs_layout_lookup(store, image, &path, ref);
+	if (found == 0)
+		cfs_error("%s: neither an image name or id in %s nor a "
+			  "manifest file",
+			  image, store);
+	return path;
 }
 
 int cfs_layout_move_aside_at(int dirfd, const char *rel)

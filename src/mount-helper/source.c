@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * SOURCE: an image path, or NAME under <store>/refs/; then the image
+ * SOURCE: an image path, NAME under <store>/refs/ or a name or id podman
+ * would resolve to one of the store's images; then the image
  * itself (a valid composefs image of a supported version) and its
  * fs-verity digest against digest= / verity.
  */
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cfs/image.h"
+#include "cfs/image-name.h"
 #include "mount-helper.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
@@ -37,6 +39,26 @@ static int resolve_store(struct mh_request *r)
 	return 0;
 }
 
+/*
+ * A name that is not a ref as it is: a short name or an id (prefix), as
+ * podman resolves it. The image is then mounted by its path, which the
+ * mount table shows, since NAME is no file the kernel could open.
+ */
+static int resolve_name(struct mh_request *r)
+{
+	const char *name = r->source_arg, *store = r->opts->store;
+	char *ref;
+	int found = cfs_layout_lookup(store, name, &r->image, &ref);
+
+	free(ref);
+	if (found < 0)
+		return mh_fail(MNT_EX_FAIL, NULL, "%s", cfs_strerror());
+	if (!found)
+		return mh_fail(MNT_EX_FAIL, name,
+			       "no image of that name or id in %s", store);
+	return 0;
+}
+
 static int resolve_ref(struct mh_request *r)
 {
 	const char *name = r->source_arg, *store = r->opts->store;
@@ -46,8 +68,7 @@ static int resolve_ref(struct mh_request *r)
 	if (st == CFS_REF_BAD_NAME)
 		return mh_fail(MNT_EX_USAGE, name, "not a valid image name");
 	if (st == CFS_REF_NONE)
-		return mh_fail(MNT_EX_FAIL, name,
-			       "no image of that name in %s/refs", store);
+		return resolve_name(r);
 	if (st != CFS_REF_OK) {
 		char *ref = cfs_layout_ref_path(store, name);
 		int rc = mh_fail(MNT_EX_FAIL, name, "%s: broken ref: %s", ref,

@@ -3,8 +3,9 @@
  * cfs-store gc. Under the exclusive store lock (no conversion, no podman
  * registration, no rm in flight): the roots are the images a ref, podman
  * or a mount uses; every other manifest is removed first, then the layer
- * cache records naming an object no kept manifest references, then those
- * objects, then leftovers of dead converters. A kept manifest's objects
+ * cache records naming an object no kept manifest references (except the
+ * records of the kept images' layers), then those objects, then leftovers
+ * of dead converters. A kept manifest's objects
  * are never touched, so a gc killed at any point leaves every kept image
  * whole, and the next gc finishes the job.
  */
@@ -25,7 +26,8 @@
 struct gc {
 	const struct cmd_opts *o;
 	struct dset kept;
-	struct json_object *removed; /* paths, relative to the store */
+	struct json_object *kept_records; /* names, as keys */
+	struct json_object *removed;	  /* paths, relative to the store */
 	uint64_t objects, bytes, manifests, records, leftovers;
 	int errors, storefd;
 };
@@ -68,7 +70,8 @@ static void visit_record(const char *name, const struct cfs_layer *l,
 {
 	struct gc *g = opaque;
 
-	if (l && record_objects_in(g->o->store, l, &g->kept))
+	if (json_object_object_get_ex(g->kept_records, name, NULL) ||
+	    (l && record_objects_in(g->o->store, l, &g->kept)))
 		return;
 	gc_remove(g, name);
 	g->records++;
@@ -135,6 +138,7 @@ static int sweep(struct gc *g, struct inventory *inv)
 	for (size_t i = 0; i < inv->n_images; i++)
 		if (!image_is_root(&inv->images[i]))
 			remove_image(g, &inv->images[i]);
+	mark_layer_records(inv, &g->kept, g->kept_records);
 	store_walk_records(g->o->store, visit_record, g);
 	g->storefd = open(g->o->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g->storefd < 0 ||
@@ -150,7 +154,9 @@ static int sweep(struct gc *g, struct inventory *inv)
 
 int cmd_gc(const struct cmd_opts *o)
 {
-	struct gc g = {.o = o, .removed = json_object_new_array()};
+	struct gc g = {.o = o,
+		       .kept_records = json_object_new_object(),
+		       .removed = json_object_new_array()};
 	struct inventory inv;
 	int lock = cfs_store_lock(o->store, true), r = -1;
 
@@ -171,6 +177,7 @@ out:
 	else
 		report(&g);
 	json_object_put(g.removed);
+	json_object_put(g.kept_records);
 	dset_free(&g.kept);
 	return r < 0 || g.errors ? 1 : 0;
 }

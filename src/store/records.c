@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The layer cache as cfs-store sees it: records and the objects they name. */
+/*
+ * The layer cache as cfs-store sees it: records, the objects they name and
+ * the records of an image's layers.
+ */
 #include <dirent.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,33 +15,75 @@
 #include "store-tool.h"
 #include "cfs/util.h"
 
+static bool is_hex64(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}
+
+/* Calls fn with layers/HEX and its record (NULL if corrupt). */
+static void visit_one(const char *store, const char *hex, record_fn fn,
+		      void *opaque)
+{
+	uint8_t diff_id[CFS_SHA256_SIZE];
+	struct cfs_layer *l = NULL;
+	char *name = xasprintf("layers/%s", hex);
+	char *path = xasprintf("%s/%s", store, name);
+
+	if (is_hex64(hex) && cfs_unhex(diff_id, hex, 32) == 0)
+		cfs_layer_cache_read(path, diff_id, &l);
+	fn(name, l, opaque);
+	cfs_layer_free(l);
+	free(path);
+	free(name);
+}
+
 void store_walk_records(const char *store, record_fn fn, void *opaque)
 {
 	char *dir = xasprintf("%s/layers", store);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
-	while (d && (e = readdir(d))) {
-		uint8_t diff_id[CFS_SHA256_SIZE];
-		struct cfs_layer *l = NULL;
-		char *name, *path;
-
-		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp."))
-			continue;
-		name = xasprintf("layers/%s", e->d_name);
-		path = xasprintf("%s/%s", store, name);
-		if (strlen(e->d_name) == 64 &&
-		    strspn(e->d_name, "0123456789abcdef") == 64 &&
-		    cfs_unhex(diff_id, e->d_name, 32) == 0)
-			cfs_layer_cache_read(path, diff_id, &l);
-		fn(name, l, opaque);
-		cfs_layer_free(l);
-		free(path);
-		free(name);
-	}
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && !strstr(e->d_name, ".tmp."))
+			visit_one(store, e->d_name, fn, opaque);
 	if (d)
 		closedir(d);
 	free(dir);
+}
+
+/* The "sha256:HEX" of the config's rootfs.diff_ids, else NULL. */
+static const char *diff_id_hex(struct json_object *ids, size_t i)
+{
+	struct json_object *v = json_object_array_get_idx(ids, i);
+	const char *s = json_object_is_type(v, json_type_string)
+				? json_object_get_string(v)
+				: "";
+
+	return !strncmp(s, "sha256:", 7) && is_hex64(s + 7) ? s + 7 : NULL;
+}
+
+static void store_image_records(const char *store, const char *id, record_fn fn,
+				void *opaque)
+{
+	char *path = cfs_layout_image_file(store, id, ".json");
+	struct json_object *cfg = json_object_from_file(path);
+	struct json_object *rootfs, *ids;
+	size_t n = 0;
+
+	if (json_object_object_get_ex(cfg, "rootfs", &rootfs) &&
+	    json_object_object_get_ex(rootfs, "diff_ids", &ids) &&
+	    json_object_is_type(ids, json_type_array))
+		n = json_object_array_length(ids);
+	for (size_t i = 0; i < n; i++) {
+		const char *hex = diff_id_hex(ids, i);
+		char *rec = hex ? xasprintf("%s/layers/%s", store, hex) : NULL;
+
+		if (rec && access(rec, F_OK) == 0)
+			visit_one(store, hex, fn, opaque);
+		free(rec);
+	}
+	json_object_put(cfg);
+	free(path);
 }
 
 bool record_objects_in(const char *store, const struct cfs_layer *l,
@@ -64,4 +110,35 @@ bool record_objects_in(const char *store, const struct cfs_layer *l,
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+struct marking {
+	struct dset *set;
+	struct json_object *names;
+};
+
+static void mark_record(const char *name, const struct cfs_layer *l,
+			void *opaque)
+{
+	struct marking *m = opaque;
+	bool added;
+
+	if (!l)
+		return;
+	if (m->names)
+		json_object_object_add(m->names, name, NULL);
+	for (size_t i = 0; i < l->n_entries; i++)
+		if (l->entries[i].has_digest)
+			dset_add(m->set, l->entries[i].digest, &added);
+}
+
+void mark_layer_records(const struct inventory *inv, struct dset *set,
+			struct json_object *names)
+{
+	struct marking m = {.set = set, .names = names};
+
+	for (size_t i = 0; i < inv->n_images; i++)
+		if (image_is_root(&inv->images[i]))
+			store_image_records(inv->store, inv->images[i].id,
+					    mark_record, &m);
 }

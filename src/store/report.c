@@ -15,10 +15,11 @@
 
 struct usage {
 	struct inventory inv;
-	struct dset set;
-	uint64_t objects, bytes;	   /* on disk */
-	uint64_t used_objects, used_bytes; /* referenced by some image */
-	uint64_t logical;		   /* sum of image bytes */
+	struct dset set, cached;
+	uint64_t objects, bytes;	       /* on disk */
+	uint64_t used_objects, used_bytes;     /* referenced by some image */
+	uint64_t cached_objects, cached_bytes; /* else kept as layer cache */
+	uint64_t logical;		       /* sum of image bytes */
 };
 
 static int count_object(const struct store_object *ob, void *opaque)
@@ -30,6 +31,9 @@ static int count_object(const struct store_object *ob, void *opaque)
 	if (dset_find(&u->set, ob->digest)) {
 		u->used_objects++;
 		u->used_bytes += ob->size;
+	} else if (dset_find(&u->cached, ob->digest)) {
+		u->cached_objects++;
+		u->cached_bytes += ob->size;
 	}
 	return 0;
 }
@@ -38,8 +42,10 @@ static int load_usage(struct usage *u, const char *store)
 {
 	memset(u, 0, sizeof(*u));
 	if (inventory_load(&u->inv, store) < 0 ||
-	    mark_images(&u->inv, &u->set, false) < 0 ||
-	    store_walk_objects(store, count_object, NULL, u, true) < 0)
+	    mark_images(&u->inv, &u->set, false) < 0)
+		return -1;
+	mark_layer_records(&u->inv, &u->cached, NULL);
+	if (store_walk_objects(store, count_object, NULL, u, true) < 0)
 		return -1;
 	for (size_t i = 0; i < u->set.n; i++) {
 		struct dset_entry *e = &u->set.entries[i];
@@ -56,6 +62,7 @@ static void free_usage(struct usage *u)
 {
 	inventory_free(&u->inv);
 	dset_free(&u->set);
+	dset_free(&u->cached);
 }
 
 static struct json_object *image_json(const struct store_image *img)
@@ -154,8 +161,11 @@ static void df_json(const struct usage *u)
 	add_int(j, "bytes", u->bytes);
 	add_int(j, "used_objects", u->used_objects);
 	add_int(j, "used_bytes", u->used_bytes);
-	add_int(j, "unused_objects", u->objects - u->used_objects);
-	add_int(j, "unused_bytes", u->bytes - u->used_bytes);
+	add_int(j, "cached_objects", u->cached_objects);
+	add_int(j, "cached_bytes", u->cached_bytes);
+	add_int(j, "unused_objects",
+		u->objects - u->used_objects - u->cached_objects);
+	add_int(j, "unused_bytes", u->bytes - u->used_bytes - u->cached_bytes);
 	add_int(j, "shared_bytes", shared);
 	add_int(j, "images", u->inv.n_images);
 	json_object_object_add(j, "exclusive_bytes", imgs);
@@ -181,10 +191,13 @@ static void df_text(const struct usage *u)
 	printf("used     %" PRIu64 " (%s), shared by several images %s\n",
 	       u->used_objects, human_bytes(a, u->used_bytes),
 	       human_bytes(b, shared));
+	printf("cached   %" PRIu64 " (%s): only in the layer cache of kept "
+	       "images\n",
+	       u->cached_objects, human_bytes(a, u->cached_bytes));
 	printf("unused   %" PRIu64 " (%s): cfs-store gc removes them unless "
 	       "a conversion in flight needs them\n",
-	       u->objects - u->used_objects,
-	       human_bytes(a, u->bytes - u->used_bytes));
+	       u->objects - u->used_objects - u->cached_objects,
+	       human_bytes(a, u->bytes - u->used_bytes - u->cached_bytes));
 	printf("images   %zu, dedup ratio %.2f\n", u->inv.n_images,
 	       u->used_bytes ? (double)u->logical / (double)u->used_bytes
 			     : 1.0);

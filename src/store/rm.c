@@ -1,100 +1,88 @@
 // SPDX-License-Identifier: MIT
 /*
- * cfs-store rm NAME|ID: a NAME drops that ref, and the image with it when
- * no other ref names it; an ID (or a prefix of at least 12 digits) drops
- * the image and every ref to it. An image mounted now or registered with
- * podman is refused. Objects are left to gc.
+ * cfs-store rm NAME|ID: a NAME (resolved as podman resolves names, see
+ * cfs/image-name.h) drops that ref, and the image with it when no other
+ * ref names it; an ID or a unique prefix of it drops the image and every
+ * ref to it. An image mounted now or registered with podman is refused.
+ * Objects are left to gc.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cfs/image-name.h"
+#include "cfs/store-undo.h"
 #include "store-tool.h"
 #include "cfs/util.h"
 
-static struct store_image *by_id_prefix(struct inventory *inv, const char *s)
+/* What arg names as podman would resolve it; *ref: the ref that matched. */
+static int find_image(struct inventory *inv, const char *arg,
+		      struct store_image **img, char **ref)
 {
-	size_t len = strlen(s);
-	struct store_image *found = NULL;
+	struct cfs_name_set set = {0};
+	struct cfs_name_match m;
+	int r;
 
-	if (len < 12 || strspn(s, "0123456789abcdef") != len)
-		return NULL;
-	for (size_t i = 0; i < inv->n_images; i++)
-		if (!strncmp(inv->images[i].id, s, len)) {
-			if (found)
-				return NULL;
-			found = &inv->images[i];
-		}
-	return found;
-}
-
-static struct store_image *by_ref(struct inventory *inv, const char *name)
-{
-	for (size_t i = 0; i < inv->n_images; i++)
+	for (size_t i = 0; i < inv->n_images; i++) {
+		if (!inv->images[i].id[0])
+			continue; /* removed by an earlier argument */
+		cfs_name_set_add(&set, NULL, inv->images[i].id);
 		for (size_t k = 0; k < inv->images[i].n_refs; k++)
-			if (!strcmp(inv->images[i].refs[k], name))
-				return &inv->images[i];
-	return NULL;
-}
-
-static int remove_files(const char *store, const char *id)
-{
-	static const char *const suffixes[] = {".cfs", ".json",
-					       ".manifest.json"};
-
-	for (size_t i = 0; i < 3; i++) {
-		char *path = cfs_layout_image_file(store, id, suffixes[i]);
-
-		if (unlink(path) < 0 && i == 0) {
-			cfs_error_prefix("%s", path);
-			free(path);
-			return -1;
-		}
-		free(path);
+			cfs_name_set_add(&set, inv->images[i].refs[k],
+					 inv->images[i].id);
 	}
-	return 0;
-}
-
-static int rm_one(struct inventory *inv, const char *arg)
-{
-	struct store_image *img = by_ref(inv, arg);
-	bool by_name = img != NULL;
-
-	if (!img)
-		img = by_id_prefix(inv, arg);
-	if (!img) {
+	r = cfs_name_resolve(&set, arg, &m);
+	*img = r == 1 ? inventory_find(inv, m.id) : NULL;
+	*ref = r == 1 && m.name ? xstrdup(m.name) : NULL;
+	cfs_name_set_free(&set);
+	if (r == 0)
 		cfs_error("%s: no image of that name or id in %s", arg,
 			  inv->store);
-		return -1;
-	}
-	if (img->mounted) {
-		cfs_error("%s: image %.12s is mounted", arg, img->id);
-		return -1;
-	}
-	if (img->podman) {
-		cfs_error("%s: image %.12s is registered with podman "
-			  "(cfs-podman remove --purge)",
-			  arg, img->id);
-		return -1;
-	}
+	return *img ? 0 : -1;
+}
+
+static int untag(struct inventory *inv, struct store_image *img,
+		 const char *ref)
+{
 	for (size_t k = 0; k < img->n_refs; k++) {
-		if (by_name && strcmp(img->refs[k], arg))
+		if (ref && strcmp(img->refs[k], ref))
 			continue;
 		if (cfs_layout_remove_ref(inv->store, img->refs[k]) < 0)
 			return -1;
 		free(img->refs[k]);
 		img->refs[k--] = img->refs[--img->n_refs];
 	}
-	if (img->n_refs) {
-		printf("untagged %s\n", arg);
-		return 0;
-	}
-	if (remove_files(inv->store, img->id) < 0)
-		return -1;
-	printf("removed %s\n", img->id);
-	img->id[0] = '\0'; /* gone */
 	return 0;
+}
+
+static int rm_one(struct inventory *inv, const char *arg)
+{
+	struct store_image *img;
+	char *ref;
+	int r = -1;
+
+	if (find_image(inv, arg, &img, &ref) < 0)
+		return -1;
+	if (img->mounted)
+		cfs_error("%s: image %.12s is mounted", arg, img->id);
+	else if (img->podman)
+		cfs_error("%s: image %.12s is registered with podman "
+			  "(cfs-podman remove --purge)",
+			  arg, img->id);
+	else
+		r = untag(inv, img, ref);
+	if (r == 0 && img->n_refs) {
+		printf("untagged %s\n", ref);
+	} else if (r == 0) {
+		r = cfs_layout_remove_image(inv->store, img->id);
+		if (r == 0) {
+			printf("removed %s\n", img->id);
+			img->id[0] = '\0'; /* gone */
+		}
+	}
+	free(ref);
+	return r;
 }
 
 int cmd_rm(const struct cmd_opts *o, char **names, int n)

@@ -133,16 +133,26 @@ void store_dead_leftovers(const char *store, leftover_fn fn, void *opaque);
 
 /* --- layer cache records (records.c) */
 struct cfs_layer;
+struct json_object;
 /* layer: NULL for a corrupt record; name: relative to the store. */
 typedef void (*record_fn)(const char *name, const struct cfs_layer *layer,
 			  void *opaque);
 void store_walk_records(const char *store, record_fn fn, void *opaque);
+/*
+ * The layer cache of the images gc keeps (image_is_root): the records of
+ * their layers (config rootfs.diff_ids) and every object those name, even
+ * one a later layer replaces, so that converting such an image again, or
+ * a new tag on the same base, takes every layer from the cache. Adds the
+ * objects to set and, if names is not NULL, the records' store-relative
+ * names to it as keys.
+ */
+void mark_layer_records(const struct inventory *inv, struct dset *set,
+			struct json_object *names);
 /* True if every object the record names is in set (NULL: on disk). */
 bool record_objects_in(const char *store, const struct cfs_layer *l,
 		       const struct dset *set);
 
 /* --- output (output.c) */
-struct json_object;
 void print_json(struct json_object *j);
 /* "1.5 MiB" */
 const char *human_bytes(char buf[32], uint64_t n);

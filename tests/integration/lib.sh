@@ -9,6 +9,7 @@
 #   at_exit CMD           run CMD (eval) when the test exits (LIFO)
 #   run CMD...            run it: $st, $out, $err
 #   convert_fixture STORE TAG   oci2cfs the fixture layout's TAG into STORE
+#   fake_podman_mounts AIS   podman configuration + bind-mounting helper
 # Sets TOP (repo), CFS_BIN (default TOP/build/bin), TMP (removed at exit).
 
 set -u
@@ -348,4 +349,20 @@ EOC
 	at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"
 	wait_port "$REGISTRY_PORT" ||
 		{ diag_file "$1.log"; bail "docker-registry did not start"; }
+}
+
+# fake_podman_mounts AIS: a private podman configuration whose additional
+# image store is AIS, and a mount helper for cfs-podman that bind-mounts
+# $TMP/tree instead of mounting composefs; mounts under TMP go at exit.
+fake_podman_mounts() {
+	. "$TOP/scripts/podman-conf.sh"
+	podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$1" ||
+		bail "cannot write the podman configuration"
+	at_exit 'findmnt -rn -o TARGET | grep "^$TMP/" | sort -r |
+		while read -r m; do umount "$m"; done'
+	mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
+	printf '#!/bin/sh\nexec mount --bind "$FAKE_TREE" "$2"\n' \
+		>"$TMP/fake-mount"
+	chmod +x "$TMP/fake-mount"
+	export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
 }

@@ -157,7 +157,7 @@ run "$H" -f -v -o ro,store="$S",basedir=/tmp team/app "$TMP/mnt"
 is "$out" "mount.composefs: (fake) mounting $IMG on $TMP/mnt: composefs ro,basedir=/tmp" \
 	"a NAME with a slash; an explicit basedir= wins over the store"
 run "$H" -f -o store="$S" nosuch "$TMP/mnt"
-fails 32 "mount.composefs: nosuch: no image of that name in $S/refs" \
+fails 32 "mount.composefs: nosuch: no image of that name or id in $S" \
 	"missing ref: exit 32"
 run "$H" -f -o store="$S" dangling "$TMP/mnt"
 fails 32 "broken ref" "ref to a missing image: exit 32"

@@ -19,26 +19,14 @@ if [ -z "${PODMAN_RECORDS_T_IN_NAMESPACE:-}" ]; then
 		"$0" "$@"
 fi
 build_fixtures
-plan 46
+plan 55
 
 L=$FX/layout
 S=$TMP/store
 AIS=$S/podman
 CP=$CFS_BIN/cfs-podman
 CS=$CFS_BIN/cfs-store
-. "$(dirname "$0")/../../scripts/podman-conf.sh"
-podman_private_conf "$TMP/pconf" "$TMP/graph" "$TMP/run" "$AIS" ||
-	bail "cannot write the podman configuration"
-at_exit 'findmnt -rn -o TARGET | grep "^$TMP/" | sort -r |
-	while read -r m; do umount "$m"; done'
-
-mkdir -p "$TMP/tree" && echo hi >"$TMP/tree/f"
-cat >"$TMP/fake-mount" <<'EOF'
-#!/bin/sh
-exec mount --bind "$FAKE_TREE" "$2"
-EOF
-chmod +x "$TMP/fake-mount"
-export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
+fake_podman_mounts "$AIS"
 
 convert() { # TAG
 	"$CFS_BIN/oci2cfs" "$L" --ref "$1" --store "$S" -q --sync=none \
@@ -214,3 +202,29 @@ ok $? "... and says why"
 ok $? "cfs-podman remove --purge unregisters and removes it" ||
 	diag_file "$TMP/err"
 both_clean "after remove --purge"
+
+# --- oci2cfs --podman whose registration fails leaves the store as it was
+# (oci2cfs(1): nothing is written on error): the mount helper fails.
+state() { # the store's manifests, refs (with targets) and podman's mnt/
+	(cd "$S" && find images refs podman/mnt -printf '%p %l\n' | sort)
+}
+podman_fails() { # NAME TAG: oci2cfs --podman TAG fails, one line, no change
+	state >"$TMP/state.before"
+	CFS_MOUNT_HELPER=/bin/false "$CFS_BIN/oci2cfs" "$L" --ref "$2" \
+		--store "$S" -q --sync=none --podman >/dev/null 2>"$TMP/err"
+	local st=$?
+	[ "$st" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]
+	ok $? "$1: oci2cfs --podman fails with one line" ||
+		{ diag "status $st"; diag_file "$TMP/err"; }
+	state | diff "$TMP/state.before" - >"$TMP/state.diff"
+	ok $? "$1: ... and leaves manifests, refs and mnt/ as they were" ||
+		diag_file "$TMP/state.diff"
+	both_clean "$1"
+}
+"$CS" --store "$S" gc >/dev/null
+podman_fails "a new image" shared-b
+ln -sfn "../images/$A.cfs" "$S/refs/shared-b"
+podman_fails "a ref that named another image" shared-b
+rm "$S/refs/shared-b"
+convert shared-b
+podman_fails "an image already converted" shared-b

@@ -12,7 +12,7 @@
 
 require_root "podman as root, bind mounts"
 require_host_tools podman runc umoci unshare python3
-require_cfs_tools oci2cfs cfs-podman
+require_cfs_tools oci2cfs cfs-podman cfs-info
 if [ -z "${PODMAN_T_IN_NAMESPACE:-}" ]; then
 	PODMAN_T_IN_NAMESPACE=1 exec unshare -m --propagation private "$0" "$@"
 fi
@@ -155,6 +155,14 @@ run podman image inspect --format \
 	realistic
 is "$out" "[/bin/busybox] /root 0:0 map[org.example.fixture:realistic]" \
 	"podman image inspect shows the original config"
+# The size podman shows: the image's files (the layer's diff-size) and
+# its config and manifest, not those two alone.
+files=$("$CFS_BIN/cfs-info" dump "$S/images/$ID.cfs" |
+	awk '$3 ~ /^10/ { n += $2 } END { print n + 0 }')
+run podman image inspect --format '{{.Size}}' realistic
+[ "$files" -gt 100000 ] && [ "$out" -ge "$files" ] &&
+	[ "$out" -lt $((files + 65536)) ]
+ok $? "podman's Size is the image's bytes: $out (its files: $files)"
 run podman run --rm --network none realistic
 is "$out" "hello from cfs" "podman run runs Entrypoint + Cmd"
 run podman run --rm --network none realistic sh -c 'echo $LANG; pwd; id -u'
@@ -301,7 +309,7 @@ fails "cfs-podman pull refused by the signature policy" \
 
 # --- errors
 run "$CP" --store "$S" add nosuch
-fails "add of an unknown name" "nosuch: neither a name under"
+fails "add of an unknown name" "nosuch: neither an image name or id in"
 run "$CP" --store "$S" remove nosuch
 fails "remove of an unknown image" "nosuch: no such image"
 run "$CP" --store "$S" add shared-a --name 'Bad Name'

@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 38
+plan 44
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -61,6 +61,31 @@ freed=$(jget "['bytes']" <"$TMP/gc.json")
 is "$((before - after))" "$freed" "df before - after = bytes gc reported"
 is "$("$CS" -s "$S" df --json | jget "['unused_objects']")" 0 \
 	"after gc no object is unused"
+
+# --- gc keeps the layer cache of kept images ------------------------------
+# In replace and shared-a a later layer replaces files of a lower one; the
+# lower layer's record and its objects stay, so converting again after gc
+# takes every layer from the cache and stores nothing.
+K=$TMP/k
+convert "$K" replace >/dev/null && convert "$K" shared-a >/dev/null &&
+	"$CS" -s "$K" gc >/dev/null
+ok $? "gc of a store whose images have replaced files"
+jeval() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+for t in replace shared-a; do
+	convert "$K" "$t" --json >"$TMP/re.json"
+	is "$(jeval 'j["cached_layers"] == j["layers"], j["new_objects"]' \
+		<"$TMP/re.json")" "True 0" \
+		"$t converted again after gc: every layer cached, nothing stored" ||
+		diag_file "$TMP/re.json"
+done
+"$CS" -s "$K" df --json >"$TMP/df.json"
+is "$(jeval 'j["cached_objects"] > 0, j["unused_objects"]' <"$TMP/df.json")" \
+	"True 0" "df counts those objects as cached, not unused"
+"$CS" -s "$K" rm replace >/dev/null && "$CS" -s "$K" rm shared-a >/dev/null &&
+	"$CS" -s "$K" gc >/dev/null
+ok $? "rm both, gc"
+is "$(ls "$K/layers") $(store_objects "$K")" " " \
+	"with no image kept, gc removes every record and object"
 
 # --- rm refuses podman-registered and mounted images; bad names ----------
 "$CS" -s "$S" rm no-such-image 2>"$TMP/err"

@@ -32,9 +32,15 @@ struct cfs_podman_opts {
 };
 
 struct cfs_podman_add {
-	/* a name under STORE/refs/, or the path of a .cfs manifest */
+	/*
+	 * the path of a .cfs manifest, or a name or id of the store
+	 * (cfs_layout_lookup in cfs/image-name.h)
+	 */
 	const char *image;
-	/* NULL-terminated names ("repo:tag"; "x" means localhost/x:latest) */
+	/*
+	 * NULL-terminated names ("repo:tag"; "x" means localhost/x:latest);
+	 * one equal to image means the ref it resolved to (none for an id)
+	 */
 	const char *const *names;
 	/* an already mounted tree to use instead of mounting at AIS/mnt/ID */
 	const char *mountpoint;
@@ -53,8 +59,8 @@ int cfs_podman_add(const struct cfs_podman_opts *o,
 		   char id_out[CFS_PODMAN_ID_LEN + 1]);
 
 /*
- * Removes an image (by name, id, id prefix of at least 12 digits, or cfs
- * ref) from the AIS, refusing while a container of podman's primary store
+ * Removes an image (by name, id, id prefix of at least 3 digits, or cfs
+ * ref, as cfs_layout_lookup resolves them) from the AIS, refusing while a container of podman's primary store
  * uses it; then unmounts and removes its mountpoint if cfs-podman made it.
  */
 int cfs_podman_remove(const struct cfs_podman_opts *o, const char *name);

@@ -75,10 +75,13 @@ enum cfs_ref_status cfs_layout_resolve_ref(const char *store, const char *name,
 					   char **path);
 
 /*
- * A name under refs/ or the path of a manifest file (containing '/' or
- * ending in .cfs) to the manifest's canonical path; NULL after a message.
+ * The path of a manifest file (containing '/' or ending in .cfs), or an
+ * image name or id as cfs_layout_lookup() resolves it, to the manifest's
+ * canonical path (*ref: the ref that matched, or NULL); NULL after a
+ * message.
  */
-char *cfs_layout_resolve(const char *store, const char *name_or_path);
+char *cfs_layout_resolve(const char *store, const char *name_or_path,
+			 char **ref);
 
 /*
  * Moves STORE/rel (dirfd: the store) aside to STORE/damaged/, named after

@@ -97,16 +97,16 @@ int cfs_podman_lookup(const struct cfs_podman_opts *o, const char *name,
 	struct pstore p;
 	struct json_object *e;
 	const char *s;
-	int r = -1;
+	int r = -1, found;
 
 	if (pstore_open(&p, o, false) < 0 || pstore_lock(&p, false, false) < 0)
 		goto out;
-	e = pstore_lookup_image(&p, name);
+	found = pstore_lookup_image(&p, name, &e);
 	s = e ? pjson_str(e, "id") : NULL;
 	if (s && pstore_is_id(s)) {
 		memcpy(id, s, CFS_PODMAN_ID_LEN + 1);
 		r = 0;
-	} else {
+	} else if (found >= 0) {
 		cfs_error("no such image in the additional image store");
 	}
 out:

@@ -42,8 +42,12 @@ void pstore_close(struct pstore *p);
 /* Lookups in the loaded arrays; NULL if absent. */
 struct json_object *pstore_find_image(struct pstore *p, const char *id);
 struct json_object *pstore_find_layer(struct pstore *p, const char *id);
-/* Image by name (normalised), full id, id prefix (>= 12) or cfs ref. */
-struct json_object *pstore_lookup_image(struct pstore *p, const char *name);
+/*
+ * The image a name, id or id prefix (>= 3 digits) or cfs ref resolves to
+ * as podman resolves names (cfs_name_resolve): 1, 0 or -1 as it does.
+ */
+int pstore_lookup_image(struct pstore *p, const char *name,
+			struct json_object **image);
 const char *pjson_str(struct json_object *o, const char *key);
 /* Removes the element whose "id" is id from an array; true if found. */
 bool pjson_array_remove_id(struct json_object *arr, const char *id);

@@ -4,7 +4,6 @@
  * anywhere in podman's stores breaks every podman command, and an image
  * used by a container must not disappear.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfs/image-name.h"
 #include "conf.h"
 #include "internal.h"
 #include "cfs/util.h"
@@ -19,132 +19,15 @@
 #define DEFAULT_STORAGE_CONF "/etc/containers/storage.conf"
 #define DEFAULT_GRAPHROOT "/var/lib/containers/storage"
 
-static bool is_alnum_lower(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-/*
- * One path component of the distribution reference grammar podman uses:
- * [a-z0-9]+ joined by '.', '_', '__' or any run of '-'.
- */
-static bool valid_component(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		size_t run = 0;
-
-		while (i < len && is_alnum_lower(s[i]))
-			i++, run++;
-		if (!run)
-			return false;
-		if (i == len)
-			return true;
-		if (s[i] == '.' || (s[i] == '_' && s[i + 1] != '_'))
-			i++;
-		else if (s[i] == '_')
-			i += 2;
-		else
-			while (i < len && s[i] == '-')
-				i++;
-		if (i == len || !is_alnum_lower(s[i]))
-			return false;
-	}
-	return len > 0;
-}
-
-static bool valid_repo(const char *s, size_t len)
-{
-	if (!len)
-		return false;
-	while (len) {
-		const char *slash = memchr(s, '/', len);
-		size_t n = slash ? (size_t)(slash - s) : len;
-
-		if (!valid_component(s, n) || (slash && n + 1 == len))
-			return false;
-		len -= slash ? n + 1 : n;
-		s += slash ? n + 1 : n;
-	}
-	return true;
-}
-
-/* host[.host...][:port], each label alphanumeric with inner '-'. */
-static bool valid_domain(const char *s, size_t len)
-{
-	const char *colon = memchr(s, ':', len);
-	size_t host = colon ? (size_t)(colon - s) : len;
-	size_t label = 0;
-
-	if (colon && (colon + 1 == s + len ||
-		      strspn(colon + 1, "0123456789") != len - host - 1))
-		return false;
-	for (size_t i = 0; i <= host; i++) {
-		char c = i < host ? s[i] : '.';
-
-		if (c == '.') {
-			if (!label || s[i - 1] == '-')
-				return false;
-			label = 0;
-		} else if (isalnum((unsigned char)c) || (c == '-' && label)) {
-			label++;
-		} else {
-			return false;
-		}
-	}
-	return true;
-}
-
-static bool valid_tag(const char *s)
-{
-	size_t len = strlen(s);
-
-	return len > 0 && len <= 128 && s[0] != '.' && s[0] != '-' &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789_.-") == len;
-}
-
-/* The first component is a registry if it has a '.' or ':' or is localhost. */
-static bool has_domain(const char *name)
-{
-	const char *slash = strchr(name, '/');
-	size_t n = slash ? (size_t)(slash - name) : 0;
-
-	if (!slash)
-		return false;
-	return memchr(name, '.', n) || memchr(name, ':', n) ||
-	       (n == 9 && !strncmp(name, "localhost", 9));
-}
-
 char *pname_normalize(const char *name)
 {
-	const char *slash = strrchr(name, '/');
-	const char *colon = strrchr(slash ? slash : name, ':');
-	const char *path = name;
-	size_t dlen = 0;
-	char *repo, *out;
+	struct cfs_name_ref ref;
+	char *out;
 
-	if (has_domain(name)) {
-		dlen = strchr(name, '/') - name;
-		path = name + dlen + 1;
-	}
-	if (colon && colon < path)
-		colon = NULL;
-	repo = xstrndup(path, colon ? (size_t)(colon - path) : strlen(path));
-	if ((dlen && !valid_domain(name, dlen)) ||
-	    !valid_repo(repo, strlen(repo)) ||
-	    (colon && !valid_tag(colon + 1)) || strchr(name, '@')) {
-		cfs_error("'%s': not a valid image name (want "
-			  "[REGISTRY/]REPO[:TAG], lowercase)",
-			  name);
-		free(repo);
+	if (cfs_name_parse(name, &ref) < 0)
 		return NULL;
-	}
-	out = xasprintf("%.*s/%s:%s", dlen ? (int)dlen : 9,
-			dlen ? name : "localhost", repo,
-			colon ? colon + 1 : "latest");
-	free(repo);
+	out = cfs_name_format(&ref, "localhost");
+	cfs_name_ref_free(&ref);
 	return out;
 }
 

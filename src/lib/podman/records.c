@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfs/image-name.h"
 #include "internal.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
@@ -326,71 +327,59 @@ bool pstore_is_id(const char *s)
 	return n == CFS_PODMAN_ID_LEN && s[n] == '\0';
 }
 
-static struct json_object *find_by_prefix(struct pstore *p, const char *pre)
+static void add_record_names(struct cfs_name_set *set, struct json_object *e)
 {
-	size_t n = json_object_array_length(p->images), len = strlen(pre);
-	struct json_object *found = NULL;
+	const char *id = pjson_str(e, "id");
+	struct json_object *names;
+	size_t n;
 
-	if (len < 12 || strspn(pre, "0123456789abcdef") != len)
-		return NULL;
+	if (!id || !pstore_is_id(id))
+		return;
+	cfs_name_set_add(set, NULL, id);
+	if (!json_object_object_get_ex(e, "names", &names) ||
+	    !json_object_is_type(names, json_type_array))
+		return;
+	n = json_object_array_length(names);
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *e = json_object_array_get_idx(p->images, i);
-		const char *id = pjson_str(e, "id");
+		struct json_object *name = json_object_array_get_idx(names, i);
 
-		if (id && !strncmp(id, pre, len)) {
-			if (found)
-				return NULL; /* ambiguous */
-			found = e;
-		}
+		if (json_object_is_type(name, json_type_string))
+			cfs_name_set_add(set, json_object_get_string(name), id);
 	}
-	return found;
 }
 
-static struct json_object *find_by_name(struct pstore *p, const char *name)
+/* podman's names and ids, then the cfs refs of registered images. */
+static void lookup_names(struct pstore *p, struct cfs_name_set *set)
 {
-	char *norm = pname_normalize(name);
 	size_t n = json_object_array_length(p->images);
-	struct json_object *found = NULL;
+	struct cfs_name_set refs;
 
-	if (!norm)
-		return NULL;
-	for (size_t i = 0; i < n && !found; i++) {
-		struct json_object *e = json_object_array_get_idx(p->images, i);
-		struct json_object *names;
-
-		if (json_object_object_get_ex(e, "names", &names) &&
-		    pjson_array_has_str(names, norm))
-			found = e;
-	}
-	free(norm);
-	return found;
+	memset(set, 0, sizeof(*set));
+	for (size_t i = 0; i < n; i++)
+		add_record_names(set, json_object_array_get_idx(p->images, i));
+	cfs_layout_names(p->store, &refs);
+	for (size_t i = 0; i < refs.n; i++)
+		if (refs.entries[i].name &&
+		    pstore_find_image(p, refs.entries[i].id))
+			cfs_name_set_add(set, refs.entries[i].name,
+					 refs.entries[i].id);
+	cfs_name_set_free(&refs);
 }
 
-static struct json_object *find_by_ref(struct pstore *p, const char *ref)
+int pstore_lookup_image(struct pstore *p, const char *name,
+			struct json_object **image)
 {
-	struct json_object *found = NULL;
-	char id[CFS_IMAGE_ID_LEN + 1];
-	char *target;
+	struct cfs_name_set set;
+	struct cfs_name_match m;
+	int r;
 
-	if (cfs_layout_resolve_ref(p->store, ref, &target) != CFS_REF_OK)
-		return NULL;
-	if (cfs_layout_manifest_id(target, id))
-		found = pstore_find_image(p, id);
-	free(target);
-	return found;
-}
-
-struct json_object *pstore_lookup_image(struct pstore *p, const char *name)
-{
-	struct json_object *e = pstore_find_image(p, name);
-
-	if (!e)
-		e = find_by_prefix(p, name);
-	if (!e)
-		e = find_by_name(p, name);
-	if (!e)
-		e = find_by_ref(p, name);
-	return e;
+	*image = NULL;
+	lookup_names(p, &set);
+	r = cfs_name_resolve(&set, name, &m);
+	if (r == 1)
+		*image = pstore_find_image(p, m.id);
+	cfs_name_set_free(&set);
+	return r;
 }
 
 int pstore_dir_entries(const char *path)

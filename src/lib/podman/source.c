@@ -126,13 +126,20 @@ static int manifest_digest(struct psrc *s)
 	return r;
 }
 
-static int validate_image(const char *path)
+/* Validates the manifest; size: the bytes of its regular files. */
+static int validate_image(struct psrc *s)
 {
 	struct cfs_image img;
+	struct cfs_image_inode ino;
 
-	if (cfs_image_open_file(&img, path) < 0) {
-		cfs_error_prefix("%s", path);
+	if (cfs_image_open_file(&img, s->manifest) < 0) {
+		cfs_error_prefix("%s", s->manifest);
 		return -1;
+	}
+	for (uint32_t i = 0; i < img.n_inodes; i++) {
+		cfs_image_get_inode(&img, i, &ino);
+		if (S_ISREG(ino.mode))
+			s->size += ino.size;
 	}
 	cfs_image_close(&img);
 	return 0;
@@ -143,7 +150,7 @@ int psrc_load(struct psrc *s, const char *store, const char *image)
 	char digest_hex[65];
 
 	memset(s, 0, sizeof(*s));
-	s->manifest = cfs_layout_resolve(store, image);
+	s->manifest = cfs_layout_resolve(store, image, &s->ref);
 	if (!s->manifest)
 		return -1;
 	if (strlen(s->manifest) < 5 ||
@@ -151,7 +158,7 @@ int psrc_load(struct psrc *s, const char *store, const char *image)
 		cfs_error("%s: a manifest's name must end in .cfs", image);
 		goto fail;
 	}
-	if (read_side_files(s) < 0 || validate_image(s->manifest) < 0 ||
+	if (read_side_files(s) < 0 || validate_image(s) < 0 ||
 	    manifest_digest(s) < 0)
 		goto fail;
 	/* NUL-terminate the JSON for the parser (cfs_read_file may not) */
@@ -177,5 +184,6 @@ void psrc_free(struct psrc *s)
 	free(s->config);
 	free(s->oci);
 	free(s->created);
+	free(s->ref);
 	memset(s, 0, sizeof(*s));
 }

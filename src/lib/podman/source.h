@@ -16,9 +16,11 @@ struct psrc {
 	char digest[65];     /* fs-verity digest of the .cfs manifest */
 	bool verity;	     /* fs-verity is enabled on it */
 	char *created;	     /* the config's "created" if RFC 3339 */
+	char *ref;	     /* the store ref image resolved to, or NULL */
+	uint64_t size;	     /* bytes of the image's regular files */
 };
 
-/* image: a name under STORE/refs/ or a manifest path. */
+/* image: a manifest path, or a name or id the store resolves. */
 int psrc_load(struct psrc *s, const char *store, const char *image);
 void psrc_free(struct psrc *s);
 void psrc_sha256_hex(char out[65], const void *data, size_t len);

@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "source.h"
 #include "cfs/store-layout.h"
+#include "cfs/store-undo.h"
 #include "cfs/util.h"
 
 struct add_ctx {
@@ -71,21 +72,6 @@ static void derive_layer(struct add_ctx *c)
 	c->link[PSTORE_LINK_LEN] = '\0';
 }
 
-static int symlink_atomic(const char *target, const char *path)
-{
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int r = 0;
-
-	unlink(tmp);
-	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		r = -1;
-	}
-	free(tmp);
-	return r;
-}
-
 static int write_layer_files(struct add_ctx *c)
 {
 	char *dir = xasprintf("%s/overlay/%s", c->p.root, c->layer_id);
@@ -98,8 +84,8 @@ static int write_layer_files(struct add_ctx *c)
 	if (cfs_mkdir_p(dir, 0755) == 0 && chmod(dir, 0755) == 0 &&
 	    cfs_write_file_atomic(link, c->link, PSTORE_LINK_LEN, 0644, 0) ==
 		    0 &&
-	    symlink_atomic(c->meta.mountpoint, diff) == 0 &&
-	    symlink_atomic(ltarget, l) == 0)
+	    cfs_symlink_replace(c->meta.mountpoint, diff) == 0 &&
+	    cfs_symlink_replace(ltarget, l) == 0)
 		r = 0;
 	free(dir);
 	free(link);
@@ -123,6 +109,9 @@ static int add_layer_record(struct add_ctx *c)
 	json_object_object_add(e, "created", json_object_new_string(now));
 	json_object_object_add(e, "diff-digest",
 			       json_object_new_string(c->diff_digest));
+	/* what podman images shows (ImageSize takes it with a digest) */
+	json_object_object_add(e, "diff-size",
+			       json_object_new_int64((int64_t)c->src.size));
 	json_object_array_add(c->p.layers, e);
 	return pstore_save_layers(&c->p);
 }
@@ -272,7 +261,7 @@ static int check_not_pulled(struct add_ctx *c)
 
 static int register_new(struct add_ctx *c)
 {
-	bool mounted_here = false, layer_added = false;
+	bool mounted_here = false, layer_added = false, made_dir = false;
 
 	if (check_not_pulled(c) < 0 || check_names_free(c, NULL) < 0 ||
 	    choose_mountpoint(c) < 0)
@@ -280,6 +269,7 @@ static int register_new(struct add_ctx *c)
 	if (c->meta.managed) {
 		int m = pmount_is_mounted(c->meta.mountpoint);
 
+		made_dir = access(c->meta.mountpoint, F_OK) < 0;
 		if (m < 0 || (m == 0 && pmount_ensure(c->o, &c->p, &c->meta)))
 			goto undo;
 		mounted_here = m == 0;
@@ -300,10 +290,11 @@ undo:
 			pstore_save_layers(&c->p);
 		pstore_remove_layer_files(&c->p, c->layer_id);
 	}
-	if (mounted_here) {
+	if (mounted_here)
 		pmount_umount(c->meta.mountpoint);
+	/* also when the mount failed: no empty mnt/ID is left */
+	if (mounted_here || made_dir)
 		rmdir(c->meta.mountpoint);
-	}
 	return -1;
 }
 
@@ -355,8 +346,15 @@ static int normalize_names(struct add_ctx *c)
 	const char *const *n = c->a->names;
 
 	for (; n && *n; n++) {
-		char *norm = pname_normalize(*n);
+		/*
+		 * The image as typed, a short name or an id, stands for the
+		 * ref it resolved to: an id names nothing.
+		 */
+		const char *name = strcmp(*n, c->a->image) ? *n : c->src.ref;
+		char *norm = name ? pname_normalize(name) : NULL;
 
+		if (!name)
+			continue;
 		if (!norm)
 			return -1;
 		c->names = xrealloc(c->names,
@@ -486,7 +484,8 @@ int cfs_podman_remove(const struct cfs_podman_opts *o, const char *name)
 	}
 	if (pstore_lock(&p, true, false) < 0)
 		goto out;
-	img = pstore_lookup_image(&p, name);
+	if (pstore_lookup_image(&p, name, &img) < 0)
+		goto out;
 	if (!img || !pjson_str(img, "id")) {
 		cfs_error("%s: no such image in %s", name, p.root);
 		goto out;
