@@ -60,8 +60,9 @@ int cfs_podman_add(const struct cfs_podman_opts *o,
 
 /*
  * Removes an image (by name, id, id prefix of at least 3 digits, or cfs
- * ref, as cfs_layout_lookup resolves them) from the AIS, refusing while a container of podman's primary store
- * uses it; then unmounts and removes its mountpoint if cfs-podman made it.
+ * ref, as cfs_layout_lookup resolves them) from the AIS, refusing while a
+ * container of podman's primary store uses it; then unmounts and removes
+ * its mountpoint if cfs-podman made it.
  */
 int cfs_podman_remove(const struct cfs_podman_opts *o, const char *name);
 
