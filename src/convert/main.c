@@ -15,70 +15,61 @@
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
-#define DEFAULT_STORE "/var/lib/cfs"
+#define TOOL "oci2cfs"
 #define MAX_THREADS 256 /* as cfs-store --jobs */
 
-static void usage(FILE *f)
-{
-	fputs("Usage: oci2cfs [OPTION]... IMAGE\n"
-	      "Convert an OCI image (oci-archive tar, docker-archive tar or "
-	      "OCI layout\n"
-	      "directory) into objects in a composefs object store and one "
-	      "manifest.\n"
-	      "IMAGE may also name a transport, as skopeo does: "
-	      "docker://REF,\n"
-	      "containers-storage:REF, oci:DIR[:REF], oci-archive:FILE[:REF],\n"
-	      "docker-archive:FILE[:REF], dir:DIR. Layers the store holds "
-	      "are not fetched.\n"
-	      "IMAGE - reads an oci-archive or docker-archive from standard "
-	      "input.\n"
-	      "\n"
-	      "  -s, --store=DIR        object store (default " DEFAULT_STORE
-	      ")\n"
-	      "  -r, --ref=NAME         image to pick from a layout or "
-	      "archive; also the\n"
-	      "                         name recorded under STORE/refs/\n"
-	      "      --platform=OS/ARCH[/VARIANT]  platform to pick from an "
-	      "index\n"
-	      "                         (default: this host's)\n"
-	      "  -o, --output=FILE      write the manifest to FILE instead of\n"
-	      "                         STORE/images/ID.cfs (no config, no "
-	      "ref)\n"
-	      "      --json             print a JSON summary\n"
-	      "      --sync=POLICY      batch (default), each or none\n"
-	      "      --require-verity   fail unless fs-verity can be enabled\n"
-	      "      --no-verity        do not enable fs-verity\n"
-	      "      --no-cache         neither use nor fill the layer cache\n"
-	      "      --podman           also register the image with podman, "
-	      "as\n"
-	      "                         cfs-podman add does (not with "
-	      "--output)\n"
-	      "      --signature-policy=FILE  policy.json for transport names\n"
-	      "                         (default: as podman finds it)\n"
-	      "      --tls-verify[=BOOL]  require HTTPS and verify the "
-	      "registry's\n"
-	      "                         certificate (default: as "
-	      "registries.conf says)\n"
-	      "      --creds=USER:PASSWORD  log in to the registry with "
-	      "these\n"
-	      "      --authfile=FILE    credentials file (default: "
-	      "$REGISTRY_AUTH_FILE, else\n"
-	      "                         the one podman login writes)\n"
-	      "      --cert-dir=DIR     CA certificates (*.crt) and client "
-	      "keys for the\n"
-	      "                         registry\n"
-	      "  -j, --threads=N        layers read in parallel (default: "
-	      "cores;\n"
-	      "                         one more through skopeo)\n"
-	      "  -q, --quiet            no progress display\n"
-	      "  -v, --verbose          report each layer\n"
-	      "  -h, --help             show this help\n"
-	      "      --version          print the version\n"
-	      "\n"
-	      "Prints the manifest path, then its fs-verity digest (for mount "
-	      "-o digest=).\n",
-	      f);
-}
+static const char usage_text[] =
+	"Usage: oci2cfs [OPTION]... IMAGE\n"
+	"Convert an OCI image (oci-archive tar, docker-archive tar or OCI\n"
+	"layout directory) into objects in a composefs object store and one\n"
+	"manifest. IMAGE may also name a transport, as skopeo does:\n"
+	"docker://REF, containers-storage:REF, oci:DIR[:REF],\n"
+	"oci-archive:FILE[:REF], docker-archive:FILE[:REF], dir:DIR. Layers\n"
+	"the store holds are not fetched. IMAGE - reads an oci-archive or\n"
+	"docker-archive from standard input. Options may come anywhere on\n"
+	"the line; \"--\" ends them.\n"
+	"\n"
+	"Options:\n"
+	"  -s, --store=DIR        object store (default\n"
+	"                         " CFS_STORE_DEFAULT_HELP ")\n"
+	"  -r, --ref=NAME         image to pick from a layout or archive;\n"
+	"                         also the name recorded under STORE/refs/\n"
+	"      --platform=OS/ARCH[/VARIANT]\n"
+	"                         platform to pick from an index (default:\n"
+	"                         this host's)\n"
+	"  -o, --output=FILE      write the manifest to FILE instead of\n"
+	"                         STORE/images/ID.cfs (no config, no ref)\n"
+	"      --json             print a JSON summary\n"
+	"      --sync=POLICY      batch (default), each or none\n"
+	"      --require-verity   fail unless fs-verity can be enabled\n"
+	"      --no-verity        do not enable fs-verity\n"
+	"      --no-cache         neither use nor fill the layer cache\n"
+	"      --podman           also register the image with podman, as\n"
+	"                         cfs-podman add does (not with --output)\n"
+	"      --signature-policy=FILE\n"
+	"                         policy.json for transport names (default:\n"
+	"                         as podman finds it)\n"
+	"      --tls-verify[=BOOL]\n"
+	"                         require HTTPS and verify the registry's\n"
+	"                         certificate (default: as registries.conf\n"
+	"                         says)\n"
+	"      --creds=USER:PASSWORD\n"
+	"                         log in to the registry with these\n"
+	"      --authfile=FILE    credentials file (default:\n"
+	"                         $REGISTRY_AUTH_FILE, else the one podman\n"
+	"                         login writes)\n"
+	"      --cert-dir=DIR     CA certificates (*.crt) and client keys for\n"
+	"                         the registry\n"
+	"  -j, --threads=N        layers read in parallel (default: cores;\n"
+	"                         one more through skopeo)\n"
+	"  -q, --quiet            no progress display\n"
+	"  -v, --verbose          report each layer\n"
+	"  -h, --help             show this help and exit\n"
+	"      --version          print the version and exit\n"
+	"\n"
+	"Prints the manifest path, then its fs-verity digest (for mount -o\n"
+	"digest=).\n"
+	"Exit status: 0 ok, 1 failure, 2 usage error, 128+N after signal N.\n";
 
 enum {
 	OPT_PLATFORM = 256,
@@ -129,8 +120,7 @@ static int parse_sync(const char *s, enum cfs_sync *out)
 /* An option's value is wrong: "oci2cfs: --OPTION: what is wrong". */
 static int bad_value(const char *option)
 {
-	fprintf(stderr, "oci2cfs: --%s: %s\n", option, cfs_strerror());
-	return -1;
+	return cfs_usage_error(TOOL, "--%s: %s", option, cfs_strerror());
 }
 
 /* 1 if c was a registry option, 0 if not, -1 after saying what is wrong */
@@ -146,9 +136,8 @@ static int registry_opt(struct convert_opts *o, int c)
 /* 0 to run, 1 after --help/--version, -1 after a usage error (util.h). */
 static int parse_args(int argc, char **argv, struct convert_opts *o)
 {
-	int c;
+	int c, r;
 
-	o->store = DEFAULT_STORE;
 	while ((c = getopt_long(argc, argv, "s:r:o:j:qvh", long_opts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -194,34 +183,30 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 			o->policy = optarg;
 			break;
 		case OPT_SYNC:
-			if (parse_sync(optarg, &o->store_opts.sync) < 0) {
-				fprintf(stderr,
-					"oci2cfs: invalid --sync '%s'\n",
-					optarg);
-				return -1;
-			}
+			if (parse_sync(optarg, &o->store_opts.sync) < 0)
+				return cfs_usage_error(
+					TOOL, "invalid --sync '%s'", optarg);
 			break;
 		case 'h':
-			usage(stdout);
+			fputs(usage_text, stdout);
 			return 1;
 		case OPT_VERSION:
-			return cfs_print_version("oci2cfs");
-		default:
-			if (registry_opt(o, c) <= 0)
+			return cfs_print_version(TOOL);
+		default: /* the registry options, else getopt's error */
+			r = registry_opt(o, c);
+			if (r == 0)
+				cfs_usage_hint(TOOL);
+			if (r <= 0)
 				return -1;
 		}
 	}
-	if (optind != argc - 1) {
-		fputs("oci2cfs: expected one IMAGE argument\n", stderr);
-		return -1;
-	}
+	if (optind != argc - 1)
+		return cfs_usage_error(TOOL, "expected one IMAGE argument");
 	o->image = argv[optind];
-	if (o->podman && o->output) {
-		/* podman needs the config and manifest beside the .cfs */
-		fputs("oci2cfs: --podman cannot be used with --output\n",
-		      stderr);
-		return -1;
-	}
+	/* podman needs the config and manifest beside the .cfs */
+	if (o->podman && o->output)
+		return cfs_usage_error(TOOL,
+				       "--podman cannot be used with --output");
 	return 0;
 }
 
@@ -365,14 +350,14 @@ out:
 int main(int argc, char **argv)
 {
 	struct convert_opts o = {0};
-	int r = parse_args(argc, argv, &o);
+	int r;
 
-	if (r < 0) {
-		fputs("Try 'oci2cfs --help'.\n", stderr);
-		return 2;
-	}
-	if (r > 0)
-		return 0;
+	argv[0] = (char *)TOOL; /* getopt_long's messages name the tool */
+	r = parse_args(argc, argv, &o);
+	if (r)
+		return r < 0 ? 2 : 0;
+	if (cfs_tool_store(TOOL, &o.store) < 0)
+		return 1;
 	catch_signals();
 	if (convert(&o) < 0)
 		return interrupted ? 128 + interrupted : 1;
