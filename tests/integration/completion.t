@@ -9,7 +9,7 @@
 require_cfs_tools oci2cfs cfs-store cfs-info mkcfs cfs-podman
 require_host_tools python3
 build_fixtures
-plan 12
+plan 13
 
 D=$TMP/root
 make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr SBINDIR=/usr/sbin \
@@ -46,6 +46,9 @@ is "$(complete_words cfs-store --store "$S" rm "")" \
 	"realistic shared-a " "cfs-store --store S rm <TAB>: that store's images"
 is "$(CFS_STORE=$S complete_words cfs-store rm sh)" "shared-a " \
 	"cfs-store rm sh<TAB> with CFS_STORE: the image name"
+echo "store = $S" >"$TMP/cfs.conf"
+is "$(CFS_CONFIG=$TMP/cfs.conf complete_words cfs-podman remove r)" \
+	"realistic " "cfs-podman remove r<TAB> with cfs.conf's store: the image name"
 is "$(complete_words cfs-store rm x --store "$TMP/dirs/on")" \
 	"$TMP/dirs/only-dir " "--store DIR<TAB>: directories"
 is "$(complete_words cfs-store --store = "$TMP/dirs/on")" \
