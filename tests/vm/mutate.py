@@ -161,6 +161,13 @@ def hostile_cases(img):
                     break
     cases.append(('directory named twice (hard link)', dir_hardlink))
 
+    regs = [i for i in range(img.n) if stat.S_ISREG(img.inode(i)[1])]
+
+    def mode_high_bits(m):
+        o, mode = img.inode(regs[0])[:2]
+        struct.pack_into('<I', m, o, mode | 0x10000)
+    cases.append(('st_mode with bits above the 16 of a mode', mode_high_bits))
+
     def bad_magic(m):
         m[4] ^= 1
     cases.append(('bad magic', bad_magic))

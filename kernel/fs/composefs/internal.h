@@ -51,6 +51,7 @@ struct cfs_inode_info {
 	struct cfs_ref xattrs;
 	u32 n_dirents;			/* directories, once dir_loaded */
 	bool dir_loaded;		/* see cfs_dir_load() */
+	int dir_err;			/* the chunk failed its check */
 	u64 parent;			/* directories: parent index + 1, or 0 */
 	bool has_digest;		/* regular files */
 	u8 digest[CFS_DIGEST_SIZE];

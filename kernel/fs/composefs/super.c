@@ -262,6 +262,7 @@ static struct inode *cfs_alloc_inode(struct super_block *sb)
 	memset(&info->xattrs, 0, sizeof(info->xattrs));
 	info->n_dirents = 0;
 	info->dir_loaded = false;
+	info->dir_err = 0;
 	info->parent = 0;
 	info->has_digest = false;
 	info->verified = NULL;
