@@ -237,12 +237,13 @@ def main():
         refused[err or 'mounted'] += 1
         total.update(errs)
     # A corrupt image may only be refused (EUCLEAN) or, where a mutated
-    # backing path names no object, give ENOENT for that file; any other
-    # errno (EINVAL, ENOMEM, EIO, EFAULT...) is a path the kernel did not
-    # mean to take.
+    # backing path names no object, give ENOENT for that file, or EIO
+    # where it is not an object name or the size differs from the
+    # object's; any other errno (EINVAL, ENOMEM, EFAULT...) is a path the
+    # kernel did not mean to take.
     odd = {e: n for e, n in refused.items() if e not in ('mounted', 'EUCLEAN')}
     odd.update({e: n for e, n in total.items()
-                if e not in ('EUCLEAN', 'ENOENT')})
+                if e not in ('EUCLEAN', 'ENOENT', 'EIO')})
     tap(not odd and refused['mounted'] < int(count),
         f'{count} random mutations: mounts {dict(refused)}, '
         f'walk errors {dict(total)}', [f'unexpected: {odd}'])
