@@ -2,7 +2,7 @@
 # The in-VM composefs suite (run by init.sh as root inside QEMU).
 # Prints unnumbered TAP lines; the host adds the plan.
 #   suite.sh [all|basic,verity,overlay,tmpfs,hostile,cycles,SECTION...]
-# (hostile runs confine and smaller too; each can also run alone)
+# (hostile runs confine, smaller and verityswap too; each can run alone)
 set -u
 repo=${CFS_REPO:?}
 here=$repo/tests/vm
@@ -161,8 +161,9 @@ tmpfs() { # image and objects on tmpfs: no fs-verity, no read_folio
 	rm -rf /tmp/t
 }
 
-# Hostile images and manifests: corrupt ones (mutate.py), backing paths
-# that must stay beneath the store (confine), the smaller checks.
+# Hostile images, manifests and storage: corrupt images (mutate.py),
+# backing paths that must stay beneath the store (confine), the smaller
+# checks, a device that changes a verity descriptor (verityswap).
 hostile() {
 	mkdir -p $S/small /tmp/mut
 	cp -a $S/src/etc $S/src/small $S/src/rel-link $S/src/fifo \
@@ -171,12 +172,19 @@ hostile() {
 	$py $here/mutate.py $S/img-small $S/store /tmp/mut $mutations
 	confine
 	smaller
+	verityswap
 }
 
 confine() {
 	rm -rf $S/confine
 	mkdir -p $S/confine
 	$py $here/confine.py $bin/mkcfs $S/confine $C
+}
+
+verityswap() {
+	rm -rf $S/verityswap
+	mkdir -p $S/verityswap
+	$py $here/verityswap.py $bin/mkcfs $S/verityswap $C
 }
 
 smaller() {
