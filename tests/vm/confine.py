@@ -11,7 +11,7 @@ with EIO (the FIFO without blocking), while a real object reads.  With
 backing_paths=any the manifest's path reads, the rest still fail.  Then
 the store is made 0700 and a non-root user reads a file through the
 mount (backing files are opened with the mounter's credentials), though
-not the object in the store itself.
+not the object in the store itself, nor a file the image makes 0600.
 """
 import errno
 import hashlib
@@ -72,6 +72,8 @@ def make_image(mkcfs, names, image):
     lines = ['/ 4096 40755 2 0 0 0 0 - - -']
     for f in sorted(names):
         lines.append(f'/{f} {len(CONTENT)} 100644 1 0 0 0 0 {names[f]} - -')
+    good = names['good']
+    lines.append(f'/secret {len(CONTENT)} 100600 1 0 0 0 0 {good} - -')
     dump = image + '.dump'
     with open(dump, 'w') as d:
         d.write('\n'.join(lines) + '\n')
@@ -157,6 +159,9 @@ def main():
             got = as_nobody(os.path.join(mnt, 'good'))
             tap(got == 'ok', 'confine: a non-root user reads a file through '
                 'the mount of a 0700 store', [got])
+            got = as_nobody(os.path.join(mnt, 'secret'))
+            tap(got == 'EACCES', 'confine: a 0600 file of the image is not '
+                'readable by another user through the mount', [got])
         finally:
             vmtap.umount(mnt)
     finally:
