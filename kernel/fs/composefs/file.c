@@ -31,10 +31,10 @@
  * never matched.  The reference keeps an unlinked object allocated until
  * the composefs inode is evicted (at the latest at umount), as an open
  * file would; cfs-store gc never deletes a mounted image's objects.  Only
- * objects on the superblock of a base directory are remembered: that base
+ * objects on the superblock of a base directory are remembered (the
+ * lookup crosses no mount, so that is every object): that base
  * directory's mount, held until after every composefs inode is evicted,
- * keeps their filesystem mounted; an object on another mount below a base
- * directory is checked on every open.  See composefs(5).
+ * keeps their filesystem mounted.  See composefs(5).
  */
 static bool cfs_backing_pinnable(struct cfs_sb_info *sbi, struct inode *bi)
 {
