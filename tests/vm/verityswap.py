@@ -11,9 +11,15 @@ of the descriptor answers GOOD's while fs-verity still verifies EVIL's
 data against EVIL's root hash.  A manifest that records digest(GOOD) for
 EVIL's object must then fail to open (EIO), not read EVIL's bytes: the
 digest composefs compares must be the one fs-verity enforces.
+
+composefs reads that digest through its copy of Linux 6.1's private
+struct fsverity_info (kernel/fs/composefs/verity-descriptor.c); where the
+running kernel describes its own in BTF (/sys/kernel/btf/vmlinux, as
+Debian's does), the offsets of the members the copy uses must match.
 """
 import hashlib
 import os
+import struct
 import subprocess
 import sys
 
@@ -21,6 +27,73 @@ import vmtap
 from vmtap import libc, tap
 
 SIZE = 3 * 4096 + 100
+
+
+# The byte offsets composefs's copy of struct fsverity_info reads (x86_64).
+COPY = {'tree_params.digest_size': 16, 'tree_params.block_size': 20,
+        'tree_params.log_blocksize': 28, 'file_digest': 184, 'inode': 248}
+BTF_STRUCT, BTF_UNION = 4, 5
+# bytes after the 12-byte btf_type: fixed, and per vlen item
+BTF_EXTRA = {1: (4, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8),
+             13: (0, 8), 14: (4, 0), 15: (0, 12), 17: (4, 0), 19: (0, 12)}
+
+
+def btf_types(blob):
+    """{type id: (name, kind, [(member name, type id, bit offset)])}."""
+    hdr_len, = struct.unpack_from('<I', blob, 4)
+    toff, tlen, soff = struct.unpack_from('<III', blob, 8)
+    types, strs = blob[hdr_len + toff:hdr_len + toff + tlen], hdr_len + soff
+
+    def name(off):
+        return blob[strs + off:blob.index(b'\0', strs + off)].decode()
+    out, pos, tid = {}, 0, 1
+    while pos < len(types):
+        name_off, info, _ = struct.unpack_from('<III', types, pos)
+        kind, vlen = (info >> 24) & 0x1f, info & 0xffff
+        fixed, each = BTF_EXTRA.get(kind, (0, 0))
+        members = []
+        if kind in (BTF_STRUCT, BTF_UNION):
+            for i in range(vlen):
+                m_name, m_type, m_off = struct.unpack_from(
+                    '<III', types, pos + 12 + 12 * i)
+                if (info >> 31) & 1:  # kind_flag: bitfield size on top
+                    m_off &= 0xffffff
+                members.append((name(m_name), m_type, m_off))
+        out[tid] = (name(name_off), kind, members)
+        pos += 12 + fixed + each * vlen
+        tid += 1
+    return out
+
+
+def btf_offsets(blob, struct_name):
+    """{'member' or 'member.sub': byte offset} of STRUCT_NAME, or None."""
+    types = btf_types(blob)
+    top = [t for t in types.values()
+           if t[0] == struct_name and t[1] == BTF_STRUCT and t[2]]
+    if not top:
+        return None
+    out = {}
+    for m_name, m_type, m_off in top[0][2]:
+        out[m_name] = m_off // 8
+        sub = types.get(m_type)
+        if sub and sub[1] == BTF_STRUCT:
+            for s_name, _, s_off in sub[2]:
+                out[f'{m_name}.{s_name}'] = (m_off + s_off) // 8
+    return out
+
+
+def layout_matches():
+    try:
+        blob = open('/sys/kernel/btf/vmlinux', 'rb').read()
+    except OSError:
+        print('# no /sys/kernel/btf/vmlinux: struct fsverity_info not '
+              'compared')
+        return
+    got = btf_offsets(blob, 'fsverity_info')
+    have = {k: got.get(k) for k in COPY} if got else None
+    tap(have == COPY, 'verity swap: this kernel\'s BTF lays out struct '
+        'fsverity_info as composefs\'s copy reads it',
+        [f'BTF: {have}', f'copy: {COPY}'])
 
 
 def run(*cmd):
@@ -67,6 +140,7 @@ def read_through(mkcfs, work, mnt, store, name, digest):
 
 def main():
     mkcfs, work, mnt = sys.argv[1:4]
+    layout_matches()
     dev, top = os.path.join(work, 'ext4.img'), os.path.join(work, 'mnt')
     os.makedirs(top)
     with open(dev, 'wb') as f:
