@@ -166,8 +166,8 @@ static struct file *cfs_open_backing(struct inode *inode, const char *name)
 	unsigned int i;
 
 	if (!sbi->any_backing_path && !cfs_object_name(name)) {
-		cfs_err(sbi, "inode %llu: backing path \"%s\" is not an object name (backing_paths=any allows it)",
-			cfs_index(inode), name);
+		cfs_err(sbi, "inode %llu: backing path \"%*pE\" is not an object name (backing_paths=any allows it)",
+			cfs_index(inode), (int)strlen(name), name);
 		return ERR_PTR(-EIO);
 	}
 	old = override_creds(sbi->creator_cred);
@@ -182,8 +182,8 @@ static struct file *cfs_open_backing(struct inode *inode, const char *name)
 		case -ELOOP:
 		case -EXDEV:
 		case -EINVAL:
-			cfs_err(sbi, "inode %llu: backing path \"%s\": a symlink, another mount or not a regular file",
-				cfs_index(inode), name);
+			cfs_err(sbi, "inode %llu: backing path \"%*pE\": a symlink, another mount or not a regular file",
+				cfs_index(inode), (int)strlen(name), name);
 			return ERR_PTR(-EIO);
 		}
 		return backing;
