@@ -161,6 +161,13 @@ def hostile_cases(img):
                     break
     cases.append(('directory named twice (hard link)', dir_hardlink))
 
+    regs = [i for i in range(img.n) if stat.S_ISREG(img.inode(i)[1])]
+
+    def mode_high_bits(m):
+        o, mode = img.inode(regs[0])[:2]
+        struct.pack_into('<I', m, o, mode | 0x10000)
+    cases.append(('st_mode with bits above the 16 of a mode', mode_high_bits))
+
     def bad_magic(m):
         m[4] ^= 1
     cases.append(('bad magic', bad_magic))
@@ -230,12 +237,13 @@ def main():
         refused[err or 'mounted'] += 1
         total.update(errs)
     # A corrupt image may only be refused (EUCLEAN) or, where a mutated
-    # backing path names no object, give ENOENT for that file; any other
-    # errno (EINVAL, ENOMEM, EIO, EFAULT...) is a path the kernel did not
-    # mean to take.
+    # backing path names no object, give ENOENT for that file, or EIO
+    # where it is not an object name or the size differs from the
+    # object's; any other errno (EINVAL, ENOMEM, EFAULT...) is a path the
+    # kernel did not mean to take.
     odd = {e: n for e, n in refused.items() if e not in ('mounted', 'EUCLEAN')}
     odd.update({e: n for e, n in total.items()
-                if e not in ('EUCLEAN', 'ENOENT')})
+                if e not in ('EUCLEAN', 'ENOENT', 'EIO')})
     tap(not odd and refused['mounted'] < int(count),
         f'{count} random mutations: mounts {dict(refused)}, '
         f'walk errors {dict(total)}', [f'unexpected: {odd}'])

@@ -2,6 +2,7 @@
 # The in-VM composefs suite (run by init.sh as root inside QEMU).
 # Prints unnumbered TAP lines; the host adds the plan.
 #   suite.sh [all|basic,verity,overlay,tmpfs,hostile,cycles,SECTION...]
+# (hostile runs confine, smaller and verityswap too; each can run alone)
 set -u
 repo=${CFS_REPO:?}
 here=$repo/tests/vm
@@ -160,12 +161,35 @@ tmpfs() { # image and objects on tmpfs: no fs-verity, no read_folio
 	rm -rf /tmp/t
 }
 
+# Hostile images, manifests and storage: corrupt images (mutate.py),
+# backing paths that must stay beneath the store (confine), the smaller
+# checks, a device that changes a verity descriptor (verityswap).
 hostile() {
 	mkdir -p $S/small /tmp/mut
 	cp -a $S/src/etc $S/src/small $S/src/rel-link $S/src/fifo \
 		$S/src/suid $S/src/empty $S/src/sticky $S/small/
 	$bin/mkcfs $S/small $S/img-small --digest-store $S/store >/dev/null
 	$py $here/mutate.py $S/img-small $S/store /tmp/mut $mutations
+	confine
+	smaller
+	verityswap
+}
+
+confine() {
+	rm -rf $S/confine
+	mkdir -p $S/confine
+	$py $here/confine.py $bin/mkcfs $S/confine $C
+}
+
+verityswap() {
+	rm -rf $S/verityswap
+	mkdir -p $S/verityswap
+	$py $here/verityswap.py $bin/mkcfs $S/verityswap $C
+}
+
+smaller() {
+	rm -rf $S/smaller
+	$py $here/smaller.py $bin/mkcfs $S/img $S/store $S/smaller $C
 }
 
 # Leaks found by kmemleak whose allocation backtrace runs through composefs.

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * composefs regular files.  Opening one opens its backing file, looked up
- * in the base directories with the caller's credentials; reads, splice and
- * mmap then go to the backing file, so every image that holds the same
- * object shares its page cache.
+ * beneath the base directories with the mounter's credentials; reads,
+ * splice and mmap then go to the backing file, so every image that holds
+ * the same object shares its page cache.
  */
 
+#include <linux/cred.h>
 #include <linux/file.h>
+#include <linux/mount.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
@@ -29,10 +31,10 @@
  * never matched.  The reference keeps an unlinked object allocated until
  * the composefs inode is evicted (at the latest at umount), as an open
  * file would; cfs-store gc never deletes a mounted image's objects.  Only
- * objects on the superblock of a base directory are remembered: that base
+ * objects on the superblock of a base directory are remembered (the
+ * lookup crosses no mount, so that is every object): that base
  * directory's mount, held until after every composefs inode is evicted,
- * keeps their filesystem mounted; an object on another mount below a base
- * directory is checked on every open.  See composefs(5).
+ * keeps their filesystem mounted.  See composefs(5).
  */
 static bool cfs_backing_pinnable(struct cfs_sb_info *sbi, struct inode *bi)
 {
@@ -104,21 +106,92 @@ static int cfs_verify_backing(struct inode *inode, struct file *backing)
 	return 0;
 }
 
-static struct file *cfs_open_backing(struct inode *inode, const char *path)
+/* An object of the store: "xx/" and 62 more lower-case hex digits. */
+static bool cfs_object_name(const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	return strspn(path, hex) == 2 && path[2] == '/' &&
+	       strspn(path + 3, hex) == 2 * CFS_DIGEST_SIZE - 2 &&
+	       !path[2 * CFS_DIGEST_SIZE + 1];
+}
+
+/*
+ * Open a regular file found at @path for reading, with the credentials
+ * current has (the caller overrides them): FIFOs and devices are never
+ * opened, and the read permission is checked as open(2) would.
+ */
+struct file *cfs_open_regular(const struct path *path)
+{
+	struct inode *inode = d_inode(path->dentry);
+	int err;
+
+	if (!d_is_reg(path->dentry))
+		return ERR_PTR(-EINVAL);
+	err = inode_permission(mnt_user_ns(path->mnt), inode,
+			       MAY_READ | MAY_OPEN);
+	if (err)
+		return ERR_PTR(err);
+	return dentry_open(path, O_RDONLY | O_LARGEFILE, current_cred());
+}
+
+/*
+ * Look @name up beneath base directory @i: no symlink, no mount crossed,
+ * no way out, however the store changes under the lookup.
+ */
+static struct file *cfs_open_in_basedir(struct cfs_sb_info *sbi,
+					unsigned int i, const char *name)
+{
+	struct path *base = &sbi->basedirs[i];
+	struct file *backing;
+	struct path path;
+	int err;
+
+	err = vfs_path_lookup(base->dentry, base->mnt, name,
+			      LOOKUP_BENEATH | LOOKUP_NO_SYMLINKS |
+			      LOOKUP_NO_MAGICLINKS | LOOKUP_NO_XDEV, &path);
+	if (err)
+		return ERR_PTR(err);
+	backing = cfs_open_regular(&path);
+	path_put(&path);
+	return backing;
+}
+
+/* Backing files are opened as whoever mounted, as overlayfs does. */
+static struct file *cfs_open_backing(struct inode *inode, const char *name)
 {
 	struct cfs_sb_info *sbi = CFS_SB(inode->i_sb);
 	struct file *backing = ERR_PTR(-ENOENT);
+	const struct cred *old;
 	unsigned int i;
 
+	if (!sbi->any_backing_path && !cfs_object_name(name)) {
+		cfs_err(sbi, "inode %llu: backing path \"%*pE\" is not an object name (backing_paths=any allows it)",
+			cfs_index(inode), (int)strlen(name), name);
+		return ERR_PTR(-EIO);
+	}
+	old = override_creds(sbi->creator_cred);
 	for (i = 0; i < sbi->num_basedirs; i++) {
-		backing = file_open_root(&sbi->basedirs[i], path,
-					 O_RDONLY | O_LARGEFILE, 0);
+		backing = cfs_open_in_basedir(sbi, i, name);
 		if (!IS_ERR(backing) || PTR_ERR(backing) != -ENOENT)
 			break;
 	}
-	if (IS_ERR(backing))
+	revert_creds(old);
+	if (IS_ERR(backing)) {
+		switch (PTR_ERR(backing)) {
+		case -ELOOP:
+		case -EXDEV:
+		case -EINVAL:
+			cfs_err(sbi, "inode %llu: backing path \"%*pE\": a symlink, another mount or not a regular file",
+				cfs_index(inode), (int)strlen(name), name);
+			return ERR_PTR(-EIO);
+		}
 		return backing;
-	if (!S_ISREG(file_inode(backing)->i_mode)) {
+	}
+	if (i_size_read(file_inode(backing)) != inode->i_size) {
+		cfs_err(sbi, "inode %llu: backing file of %lld bytes, the image says %lld",
+			cfs_index(inode), i_size_read(file_inode(backing)),
+			inode->i_size);
 		fput(backing);
 		return ERR_PTR(-EIO);
 	}
@@ -196,12 +269,24 @@ static ssize_t cfs_splice_read(struct file *file, loff_t *ppos,
 	return generic_file_splice_read(backing, ppos, pipe, len, flags);
 }
 
+/* An empty file maps like any empty file: touching a page is SIGBUS. */
+static vm_fault_t cfs_empty_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct cfs_empty_vm_ops = {
+	.fault = cfs_empty_fault,
+};
+
 static int cfs_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct file *backing = file->private_data;
 
-	if (!backing)
-		return -ENODEV;
+	if (!backing) {
+		vma->vm_ops = &cfs_empty_vm_ops;
+		return 0;
+	}
 	if (!backing->f_op->mmap)
 		return -ENODEV;
 	if (WARN_ON(file != vma->vm_file))

@@ -96,12 +96,18 @@ int cfs_dir_load(struct inode *dir)
 	/* pairs with the release below: n_dirents is read after this */
 	if (smp_load_acquire(&info->dir_loaded))
 		return 0;
+	err = READ_ONCE(info->dir_err);
+	if (err)
+		return err;
 	err = cfs_dir_count(sbi, &info->data, &n);
 	if (!err)
 		err = cfs_dir_validate(sbi, &info->data, n);
 	if (err) {
-		if (err == -EFSCORRUPTED)
+		/* remembered: a broken chunk is not walked again */
+		if (err == -EFSCORRUPTED) {
 			cfs_err(sbi, "directory %llu refused", cfs_index(dir));
+			WRITE_ONCE(info->dir_err, err);
+		}
 		return err;
 	}
 	WRITE_ONCE(info->n_dirents, n);
@@ -175,6 +181,9 @@ static int cfs_fill_inode(struct inode *inode)
 	if (err)
 		return err;
 	nlink = le32_to_cpu(ci.st_nlink);
+	if (le32_to_cpu(ci.st_mode) & ~(u32)(S_IFMT | 07777))
+		return cfs_corrupt(sbi, "inode %llu: st_mode %#x has unknown bits",
+				   cfs_index(inode), le32_to_cpu(ci.st_mode));
 	if (!nlink || ci.unused[0] || ci.unused[1] ||
 	    le64_to_cpu(ci.st_size) > MAX_LFS_FILESIZE)
 		return cfs_corrupt(sbi, "inode %llu: no links, reserved bytes set or too large",

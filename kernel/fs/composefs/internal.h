@@ -43,6 +43,8 @@ struct cfs_sb_info {
 	u8 image_digest[CFS_DIGEST_SIZE];
 	bool has_image_digest;
 	unsigned int verity_check;
+	bool any_backing_path;		/* backing=any: not only object names */
+	const struct cred *creator_cred;	/* opens backing files */
 	bool readahead;			/* set once mounted, see cfs_get_folio() */
 };
 
@@ -51,6 +53,7 @@ struct cfs_inode_info {
 	struct cfs_ref xattrs;
 	u32 n_dirents;			/* directories, once dir_loaded */
 	bool dir_loaded;		/* see cfs_dir_load() */
+	int dir_err;			/* the chunk failed its check */
 	u64 parent;			/* directories: parent index + 1, or 0 */
 	bool has_digest;		/* regular files */
 	u8 digest[CFS_DIGEST_SIZE];
@@ -123,8 +126,16 @@ int cfs_verity_init(void);
 void cfs_verity_exit(void);
 int cfs_fsverity_digest(struct inode *inode, u8 digest[CFS_DIGEST_SIZE]);
 
+/*
+ * Exported by fs/namei.c but declared only in fs/internal.h, which a
+ * filesystem outside fs/ cannot include.
+ */
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+
 /* file.c */
 extern const struct file_operations cfs_file_fops;
+struct file *cfs_open_regular(const struct path *path);
 void cfs_forget_verified(struct inode *inode);
 
 /* xattr.c */

@@ -8,6 +8,7 @@
 
 #include <linux/pagemap.h>
 #include <linux/highmem.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "internal.h"
@@ -200,7 +201,22 @@ int cfs_dir_count(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 	return 0;
 }
 
-/* Read dirent @i of a directory chunk, with its name, checking its bounds. */
+static int cfs_check_name(struct cfs_sb_info *sbi, const struct cfs_name *e)
+{
+	if (memchr(e->name, '/', e->len) || memchr(e->name, '\0', e->len))
+		return cfs_corrupt(sbi, "dirent \"%*pE\": '/' or NUL in a name",
+				   e->len, e->name);
+	if ((e->len == 1 && e->name[0] == '.') ||
+	    (e->len == 2 && e->name[0] == '.' && e->name[1] == '.'))
+		return cfs_corrupt(sbi, "dirent named . or ..");
+	return 0;
+}
+
+/*
+ * Read dirent @i of a directory chunk, with its name, checking its bounds
+ * and the name on every read: an image mounted without digest= is a file
+ * that can be written while mounted.
+ */
 int cfs_dir_entry(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 		  u32 n_dirents, u32 i, struct cfs_name *out)
 {
@@ -227,7 +243,10 @@ int cfs_dir_entry(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 	if (out->inode_num >= sbi->num_inodes || de._padding)
 		return cfs_corrupt(sbi, "dirent %u: inode %u beyond the table, or padding set",
 				   i, out->inode_num);
-	return cfs_read(sbi, names + name_off, out->name, out->len);
+	err = cfs_read(sbi, names + name_off, out->name, out->len);
+	if (err)
+		return err;
+	return cfs_check_name(sbi, out);
 }
 
 static bool cfs_dtype_valid(u8 d_type)
@@ -253,12 +272,6 @@ static int cfs_check_dirent(struct cfs_sb_info *sbi, const struct cfs_name *e)
 	if (!cfs_dtype_valid(e->d_type) || e->inode_num == CFS_ROOT_INO)
 		return cfs_corrupt(sbi, "dirent \"%*pE\": bad d_type %u or names the root",
 				   e->len, e->name, e->d_type);
-	if (memchr(e->name, '/', e->len) || memchr(e->name, '\0', e->len))
-		return cfs_corrupt(sbi, "dirent \"%*pE\": '/' or NUL in a name",
-				   e->len, e->name);
-	if ((e->len == 1 && e->name[0] == '.') ||
-	    (e->len == 2 && e->name[0] == '.' && e->name[1] == '.'))
-		return cfs_corrupt(sbi, "dirent named . or ..");
 	err = cfs_read_inode(sbi, e->inode_num, &target);
 	if (err)
 		return err;
@@ -298,6 +311,10 @@ int cfs_dir_validate(struct cfs_sb_info *sbi, const struct cfs_ref *dir,
 		if (err)
 			break;
 		swap(cur, prev);
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		cond_resched();
 	}
 	kfree(buf);

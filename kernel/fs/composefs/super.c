@@ -3,9 +3,11 @@
  * composefs superblock: mount options, image checks and module setup.
  *
  *   mount -t composefs IMAGE DIR \
- *         -o basedir=DIR[:DIR...],digest=HEX,verity_check=0|1|2
+ *         -o basedir=DIR[:DIR...],digest=HEX,verity_check=0|1|2,
+ *            backing_paths=objects|any
  */
 
+#include <linux/cred.h>
 #include <linux/module.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
@@ -26,16 +28,44 @@ struct cfs_fs_context {
 	u8 digest[CFS_DIGEST_SIZE];
 	bool has_digest;
 	int verity_check;		/* -1: not given */
+	int backing_paths;		/* -1: not given */
 };
 
-enum { CFS_OPT_BASEDIR, CFS_OPT_DIGEST, CFS_OPT_VERITY_CHECK };
+enum {
+	CFS_OPT_BASEDIR, CFS_OPT_DIGEST, CFS_OPT_VERITY_CHECK,
+	CFS_OPT_BACKING_PATHS,
+};
+
+enum { CFS_BACKING_OBJECTS, CFS_BACKING_ANY };
+
+static const struct constant_table cfs_backing_paths[] = {
+	{ "objects", CFS_BACKING_OBJECTS },
+	{ "any", CFS_BACKING_ANY },
+	{}
+};
 
 static const struct fs_parameter_spec cfs_fs_parameters[] = {
 	fsparam_string("basedir", CFS_OPT_BASEDIR),
 	fsparam_string("digest", CFS_OPT_DIGEST),
 	fsparam_u32("verity_check", CFS_OPT_VERITY_CHECK),
+	fsparam_enum("backing_paths", CFS_OPT_BACKING_PATHS, cfs_backing_paths),
 	{}
 };
+
+/* Decoded into a local buffer: a bad value leaves an earlier one intact. */
+static int cfs_parse_digest(struct fs_context *fc, const char *hex)
+{
+	struct cfs_fs_context *ctx = fc->fs_private;
+	u8 digest[CFS_DIGEST_SIZE];
+
+	if (strlen(hex) != 2 * CFS_DIGEST_SIZE ||
+	    hex2bin(digest, hex, CFS_DIGEST_SIZE))
+		return invalfc(fc, "digest must be %d hex digits",
+			       2 * CFS_DIGEST_SIZE);
+	memcpy(ctx->digest, digest, CFS_DIGEST_SIZE);
+	ctx->has_digest = true;
+	return 0;
+}
 
 static int cfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -54,36 +84,43 @@ static int cfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		param->string = NULL;
 		break;
 	case CFS_OPT_DIGEST:
-		if (strlen(param->string) != 2 * CFS_DIGEST_SIZE ||
-		    hex2bin(ctx->digest, param->string, CFS_DIGEST_SIZE))
-			return invalfc(fc, "digest must be %d hex digits",
-				       2 * CFS_DIGEST_SIZE);
-		ctx->has_digest = true;
-		break;
+		return cfs_parse_digest(fc, param->string);
 	case CFS_OPT_VERITY_CHECK:
 		if (result.uint_32 > CFS_VERITY_REQUIRED)
 			return invalfc(fc, "verity_check must be 0, 1 or 2");
 		ctx->verity_check = result.uint_32;
 		break;
+	case CFS_OPT_BACKING_PATHS:
+		ctx->backing_paths = result.uint_32;
+		break;
 	}
 	return 0;
 }
 
+/* The type is checked before the open: a FIFO would block the mount. */
 static int cfs_open_image(struct fs_context *fc, struct cfs_sb_info *sbi)
 {
 	struct file *image;
+	struct path path;
+	int err;
 
 	if (!fc->source)
 		return invalfc(fc, "no image file given");
-	image = filp_open(fc->source, O_RDONLY | O_LARGEFILE, 0);
-	if (IS_ERR(image))
-		return PTR_ERR(image);
-	sbi->image = image;
 	sbi->image_name = kstrdup(fc->source, GFP_KERNEL);
 	if (!sbi->image_name)
 		return -ENOMEM;
-	if (!S_ISREG(file_inode(image)->i_mode))
+	err = kern_path(fc->source, LOOKUP_FOLLOW, &path);
+	if (err)
+		return err;
+	if (!d_is_reg(path.dentry)) {
+		path_put(&path);
 		return invalfc(fc, "%s: not a regular file", fc->source);
+	}
+	image = cfs_open_regular(&path);
+	path_put(&path);
+	if (IS_ERR(image))
+		return PTR_ERR(image);
+	sbi->image = image;
 	sbi->image_size = i_size_read(file_inode(image));
 	return 0;
 }
@@ -114,7 +151,7 @@ static int cfs_open_basedirs(struct fs_context *fc, struct cfs_sb_info *sbi,
 	int err = 0;
 
 	if (!sbi->basedir_opt)
-		return 0;
+		return invalfc(fc, "no basedir= given");
 	for (cur = sbi->basedir_opt; *cur; cur++)
 		n += *cur == ':';
 	if (n > CFS_MAX_BASEDIRS)
@@ -165,6 +202,13 @@ static int cfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	else
 		sbi->verity_check = ctx->has_digest ? CFS_VERITY_REQUIRED :
 						      CFS_VERITY_NONE;
+	if (!IS_ENABLED(CONFIG_FS_VERITY) &&
+	    (sbi->verity_check || sbi->has_image_digest))
+		return invalfc(fc, "digest= and verity_check=1|2 need a kernel with fs-verity");
+	sbi->any_backing_path = ctx->backing_paths == CFS_BACKING_ANY;
+	sbi->creator_cred = prepare_creds();
+	if (!sbi->creator_cred)
+		return -ENOMEM;
 
 	err = cfs_open_image(fc, sbi);
 	if (!err)
@@ -216,8 +260,28 @@ static int cfs_get_tree(struct fs_context *fc)
 	return get_tree_nodev(fc, cfs_fill_super);
 }
 
+/* Whether a remount asks for other options than the mount was made with. */
+static bool cfs_options_changed(const struct cfs_fs_context *ctx,
+				const struct cfs_sb_info *sbi)
+{
+	bool any = ctx->backing_paths == CFS_BACKING_ANY;
+
+	if (ctx->basedir && strcmp(ctx->basedir, sbi->basedir_opt))
+		return true;
+	if (ctx->has_digest &&
+	    (!sbi->has_image_digest ||
+	     memcmp(ctx->digest, sbi->image_digest, CFS_DIGEST_SIZE)))
+		return true;
+	if (ctx->verity_check >= 0 && ctx->verity_check != sbi->verity_check)
+		return true;
+	return ctx->backing_paths >= 0 && any != sbi->any_backing_path;
+}
+
+/* Options are fixed at mount: a remount may repeat them, not change them. */
 static int cfs_reconfigure(struct fs_context *fc)
 {
+	if (cfs_options_changed(fc->fs_private, CFS_SB(fc->root->d_sb)))
+		return invalfc(fc, "options cannot change on remount");
 	fc->sb_flags |= SB_RDONLY;
 	return 0;
 }
@@ -246,6 +310,7 @@ static int cfs_init_fs_context(struct fs_context *fc)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->verity_check = -1;
+	ctx->backing_paths = -1;
 	fc->fs_private = ctx;
 	fc->ops = &cfs_context_ops;
 	return 0;
@@ -262,6 +327,7 @@ static struct inode *cfs_alloc_inode(struct super_block *sb)
 	memset(&info->xattrs, 0, sizeof(info->xattrs));
 	info->n_dirents = 0;
 	info->dir_loaded = false;
+	info->dir_err = 0;
 	info->parent = 0;
 	info->has_digest = false;
 	info->verified = NULL;
@@ -307,6 +373,8 @@ static int cfs_show_options(struct seq_file *m, struct dentry *root)
 		seq_printf(m, ",digest=%*phN", CFS_DIGEST_SIZE,
 			   sbi->image_digest);
 	seq_printf(m, ",verity_check=%u", sbi->verity_check);
+	if (sbi->any_backing_path)
+		seq_puts(m, ",backing_paths=any");
 	return 0;
 }
 
@@ -333,6 +401,8 @@ static void cfs_kill_sb(struct super_block *sb)
 		fput(sbi->image);
 	kfree(sbi->basedir_opt);
 	kfree(sbi->image_name);
+	if (sbi->creator_cred)
+		put_cred(sbi->creator_cred);
 	kfree(sbi);
 }
 

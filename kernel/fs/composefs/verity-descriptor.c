@@ -10,8 +10,14 @@
  *
  * The file must have fs-verity enabled and loaded (the backing file is
  * open), so fs-verity verifies every read against the root hash of the
- * descriptor it loaded at open; this reads the descriptor a second time
- * from the same filesystem.  See composefs(5) on what that trusts.
+ * descriptor it loaded at open.  A second read of the descriptor may not
+ * return that one (storage that answers a re-read differently), so the
+ * digest is also required to equal the file digest fs-verity computed at
+ * that first read, kept in the inode's private struct fsverity_info: read
+ * through a copy of Linux 6.1's layout, checked where it can be (its
+ * inode back-pointer, digest size and block size must be the file's), so
+ * that a layout that differs can only refuse a file, never accept one.
+ * See composefs(5).
  *
  * Called once per composefs inode and backing inode: file.c remembers the
  * backing inode that matched (holding a reference) and skips the digest
@@ -29,6 +35,53 @@
 MODULE_INFO(verity_digest, "descriptor");
 
 static struct crypto_shash *cfs_sha256;
+
+/*
+ * struct fsverity_info of fs/verity/fsverity_private.h in Linux 6.1 (to
+ * 6.2): the parameters of the Merkle tree, then the root hash, then the
+ * file digest fs-verity enforces, then the inode it belongs to.
+ */
+struct cfs_fsverity_info_6_1 {
+	struct {
+		const void *hash_alg;
+		const u8 *hashstate;
+		unsigned int digest_size;
+		unsigned int block_size;
+		unsigned int hashes_per_block;
+		unsigned int log_blocksize;
+		unsigned int log_arity;
+		unsigned int num_levels;
+		u64 tree_size;
+		unsigned long level0_blocks;
+		u64 level_start[8];
+	} tree_params;
+	u8 root_hash[FS_VERITY_MAX_DIGEST_SIZE];
+	u8 file_digest[FS_VERITY_MAX_DIGEST_SIZE];
+	const struct inode *inode;
+};
+
+/*
+ * The file digest fs-verity enforces for @inode must equal @digest, the
+ * hash of the descriptor read again.  -EOPNOTSUPP if the private layout is
+ * not 6.1's, -EIO if the digests differ.
+ */
+static int cfs_check_enforced(struct inode *inode,
+			      const struct fsverity_descriptor *desc,
+			      const u8 digest[CFS_DIGEST_SIZE])
+{
+	const struct cfs_fsverity_info_6_1 *vi = (const void *)fsverity_get_info(inode);
+
+	if (vi->inode != inode ||
+	    vi->tree_params.digest_size != CFS_DIGEST_SIZE ||
+	    vi->tree_params.log_blocksize != desc->log_blocksize ||
+	    vi->tree_params.block_size != 1U << desc->log_blocksize) {
+		pr_err_once("struct fsverity_info is not laid out as in Linux 6.1: verified opens refused\n");
+		return -EOPNOTSUPP;
+	}
+	if (memcmp(vi->file_digest, digest, CFS_DIGEST_SIZE))
+		return -EIO;
+	return 0;
+}
 
 int cfs_verity_init(void)
 {
@@ -77,13 +130,18 @@ static int cfs_hash_descriptor(struct inode *inode,
 			       struct fsverity_descriptor *desc, int size,
 			       u8 digest[CFS_DIGEST_SIZE])
 {
+	int err;
+
 	if (size < 0)
 		return size;
 	if (!cfs_descriptor_valid(inode, desc, size))
 		return -EINVAL;
 	desc->sig_size = 0;	/* the file digest excludes the signature */
-	return crypto_shash_tfm_digest(cfs_sha256, (const u8 *)desc,
-				       sizeof(*desc), digest);
+	err = crypto_shash_tfm_digest(cfs_sha256, (const u8 *)desc,
+				      sizeof(*desc), digest);
+	if (err)
+		return err;
+	return cfs_check_enforced(inode, desc, digest);
 }
 
 int cfs_fsverity_digest(struct inode *inode, u8 digest[CFS_DIGEST_SIZE])
