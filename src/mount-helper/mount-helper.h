@@ -28,6 +28,7 @@ struct mh_opts {
 	char *store;
 	char *upperdir, *workdir;
 	bool verity;
+	bool any_backing_paths; /* backing_paths=any */
 	bool read_only; /* ro given (matters for an upperdir= overlay) */
 	char *vfs;	/* VFS options other than ro/rw (nosuid, ...) */
 	char *user;	/* userspace options (_netdev, x-..., ...) */

@@ -73,6 +73,11 @@ static char *composefs_options(const struct mh_request *r, const char *user)
 		free(s);
 		s = t;
 	}
+	if (r->opts->any_backing_paths) {
+		t = xasprintf("%s,backing_paths=any", s);
+		free(s);
+		s = t;
+	}
 	return s;
 }
 

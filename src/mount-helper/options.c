@@ -96,6 +96,13 @@ static int fs_option(const struct opt_ctx *c, const char *name, const char *val)
 		return set_string(c, name, val, &o->upperdir);
 	if (strcmp(name, "workdir") == 0)
 		return set_string(c, name, val, &o->workdir);
+	if (strcmp(name, "backing_paths") == 0) {
+		if (!val || strcmp(val, "any"))
+			return mh_fail(MNT_EX_USAGE, c->subject,
+				       "backing_paths= must be any");
+		o->any_backing_paths = true;
+		return 0;
+	}
 	if (strcmp(name, "verity") == 0) {
 		o->verity = true;
 		return no_value(c, name, val);

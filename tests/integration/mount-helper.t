@@ -67,7 +67,8 @@ run "$H" --help
 [ "$st" -eq 0 ] && grep -q '^Usage: mount.composefs' "$TMP/out"
 ok $? "--help prints the usage and exits 0"
 missing=
-for o in basedir= digest= verity_check= verity store= upperdir= workdir= \
+for o in basedir= digest= verity_check= backing_paths= verity store= \
+	upperdir= workdir= \
 	-f -n -s -v; do
 	grep -qF -- "$o" "$TMP/out" || missing="$missing $o(help)"
 	grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" \
@@ -156,6 +157,11 @@ is "$out" "mount.composefs: (fake) mounting $IMG on $TMP/mnt: composefs ro,based
 run "$H" -f -v -o ro,store="$S",basedir=/tmp team/app "$TMP/mnt"
 is "$out" "mount.composefs: (fake) mounting $IMG on $TMP/mnt: composefs ro,basedir=/tmp" \
 	"a NAME with a slash; an explicit basedir= wins over the store"
+run "$H" -f -v -o ro,backing_paths=any,basedir="$S" "$IMG" "$TMP/mnt"
+is "$st:$out" "0:mount.composefs: (fake) mounting $IMG on $TMP/mnt: composefs ro,basedir=$S,backing_paths=any" \
+	"backing_paths=any goes to the kernel"
+run "$H" -f -o backing_paths=some "$IMG" "$TMP/mnt"
+fails 1 "backing_paths= must be any" "backing_paths=some: exit 1"
 run "$H" -f -o store="$S" nosuch "$TMP/mnt"
 fails 32 "mount.composefs: nosuch: no image of that name or id in $S" \
 	"missing ref: exit 32"
