@@ -12,8 +12,7 @@ build_fixtures
 plan 13
 
 D=$TMP/root
-make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr SBINDIR=/usr/sbin \
-	BUILD="${CFS_BIN%/bin}" >"$TMP/install.log" 2>&1
+install_into "$D" >"$TMP/install.log" 2>&1
 ok $? "make install" || diag_file "$TMP/install.log"
 C=$D/usr/share/bash-completion/completions
 n=0

@@ -60,8 +60,7 @@ ok $bad "a misspelt key: one line naming file and line, exit 1 ($t: $st)" ||
 is "$(names "$C")" "shared-a" "nothing converted with a bad configuration"
 
 D=$TMP/root
-make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr SBINDIR=/usr/sbin \
-	BUILD="${CFS_BIN%/bin}" >"$TMP/install.log" 2>&1
+install_into "$D" >"$TMP/install.log" 2>&1
 ok $? "make install" || diag_file "$TMP/install.log"
 unit=$(find "$D" -name cfs-podman-sync.service)
 grep -qx 'ExecStart=/usr/bin/cfs-podman sync' "$unit" &&

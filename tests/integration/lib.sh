@@ -10,6 +10,7 @@
 #   run CMD...            run it: $st, $out, $err
 #   convert_fixture STORE TAG   oci2cfs the fixture layout's TAG into STORE
 #   fake_podman_mounts AIS   podman configuration + bind-mounting helper
+#   install_into DIR      make install of the tools under test into DIR
 # Sets TOP (repo), CFS_BIN (default TOP/build/bin), TMP (removed at exit).
 
 set -u
@@ -365,4 +366,14 @@ fake_podman_mounts() {
 		>"$TMP/fake-mount"
 	chmod +x "$TMP/fake-mount"
 	export CFS_MOUNT_HELPER=$TMP/fake-mount FAKE_TREE=$TMP/tree
+}
+
+# make install of the tools under test into DIR (PREFIX=/usr, as the
+# package has it), built as they were: the sanitizer build with SAN=1, so
+# that make never rebuilds them with other flags.
+install_into() { # DIR
+	local build=${CFS_BIN%/bin} san=
+	[ "$build" = "$TOP/build/san" ] && san=SAN=1
+	make -s -C "$TOP" install DESTDIR="$1" PREFIX=/usr SBINDIR=/usr/sbin \
+		BUILD="$build" $san
 }
