@@ -30,6 +30,7 @@ struct gc {
 	struct json_object *removed;	  /* paths, relative to the store */
 	uint64_t objects, bytes, manifests, records, leftovers;
 	int errors, storefd;
+	struct store_progress progress; /* object directories swept */
 };
 
 static void gc_remove(struct gc *g, const char *rel)
@@ -80,9 +81,11 @@ static void visit_record(const char *name, const struct cfs_layer *l,
 static int visit_object(const struct store_object *ob, void *opaque)
 {
 	struct gc *g = opaque;
-
 	struct stat st;
 
+	/* objects come in directory order: xx/ is directory 0x<xx> */
+	store_progress_set(&g->progress, (size_t)(cfs_hexval(ob->path[0]) * 16 +
+						  cfs_hexval(ob->path[1])));
 	if (dset_find(&g->kept, ob->digest))
 		return 0;
 	/* the size of what is removed only: most objects are not stat'ed */
@@ -141,12 +144,15 @@ static int sweep(struct gc *g, struct inventory *inv)
 	mark_layer_records(inv, &g->kept, g->kept_records);
 	store_walk_records(g->o->store, visit_record, g);
 	g->storefd = open(g->o->store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	store_progress_start(&g->progress, "gc: object directories", 256);
 	if (g->storefd < 0 ||
 	    store_walk_objects(g->o->store, visit_object, NULL, g, false) < 0) {
+		store_progress_end(&g->progress);
 		if (g->storefd >= 0)
 			close(g->storefd);
 		return -1;
 	}
+	store_progress_end(&g->progress);
 	close(g->storefd);
 	store_dead_leftovers(g->o->store, visit_leftover, g);
 	return 0;

@@ -56,9 +56,14 @@ static void draw(struct store_progress *p, size_t done)
 
 void store_progress_step(struct store_progress *p)
 {
-	size_t done = atomic_fetch_add(&p->done, 1) + 1;
+	store_progress_set(p, atomic_fetch_add(&p->done, 1) + 1);
+}
+
+void store_progress_set(struct store_progress *p, size_t done)
+{
 	long t, last;
 
+	atomic_store(&p->done, done);
 	if (!p->on)
 		return;
 	t = now_ms();

@@ -107,6 +107,8 @@ void store_progress_start(struct store_progress *p, const char *what,
 			  size_t total);
 /* One more item done; safe from any thread. */
 void store_progress_step(struct store_progress *p);
+/* DONE items done; from one thread at a time. */
+void store_progress_set(struct store_progress *p, size_t done);
 void store_progress_end(struct store_progress *p);
 
 /* --- object digests, in parallel (hash.c) */

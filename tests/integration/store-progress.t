@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# cfs-store fsck on a terminal shows how far it is (objects checked of
-# all), cut to the terminal's width and erased before the report; with
-# stderr not a terminal (a pipe, a log) nothing but the report is printed.
+# cfs-store fsck and gc on a terminal show how far they are (objects
+# checked of all; object directories swept of 256), cut to the terminal's
+# width and erased before the report; with stderr not a terminal (a pipe,
+# a log) nothing but the report is printed.
 . "$(dirname "$0")/lib.sh"
 
 require_cfs_tools oci2cfs cfs-store
 require_host_tools script stty
 build_fixtures
-plan 5
+plan 7
 
 S=$TMP/store
-"$CFS_BIN/oci2cfs" "$FX/layout" --ref realistic --store "$S" -q --sync=none
+"$CFS_BIN/oci2cfs" "$FX/layout" --ref realistic --store "$S" -q --sync=none \
+	>/dev/null
 ok $? "a store with an image"
 n=$(find "$S" -mindepth 2 -maxdepth 2 -type f -regextype posix-extended \
 	-regex '.*/[0-9a-f]{2}/[0-9a-f]{62}' | wc -l)
@@ -35,3 +37,13 @@ ok $? "on a 12-column terminal the line fits in 11 columns" ||
 "$CFS_BIN/cfs-store" fsck -s "$S" >/dev/null 2>"$TMP/pipe.err"
 [ ! -s "$TMP/pipe.err" ]
 ok $? "stderr not a terminal: no status line" || diag_file "$TMP/pipe.err"
+
+script -qc "stty cols 200; '$CFS_BIN/cfs-store' gc -s '$S'" /dev/null \
+	>"$TMP/gc.out" 2>&1
+grep -Eq "gc: object directories [0-9]+/256 \([0-9]+%\)" "$TMP/gc.out" &&
+	tr '\r' '\n' <"$TMP/gc.out" | grep -q "^.\[Kremoved 0 images"
+ok $? "gc on a terminal: 'gc: object directories N/256 (P%)', then erased" ||
+	diag_file "$TMP/gc.out"
+"$CFS_BIN/cfs-store" gc -s "$S" >/dev/null 2>"$TMP/gc.err"
+[ ! -s "$TMP/gc.err" ]
+ok $? "gc with stderr not a terminal: no status line" || diag_file "$TMP/gc.err"
