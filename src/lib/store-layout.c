@@ -133,7 +133,7 @@ int cfs_layout_write_image(const char *store,
 			   const struct cfs_layout_image *img)
 {
 	char *images = cfs_layout_images_dir(store);
-	int r = cfs_mkdir_p(images, 0755);
+	int r = cfs_mkdir_p(images, CFS_STORE_DIR_MODE);
 
 	free(images);
 	if (r == 0)
@@ -178,7 +178,7 @@ int cfs_layout_write_ref(const char *store, const char *name, const char *id)
 	cfs_buf_append(&target, ".cfs", 5);
 	parent = xstrndup(path, (size_t)(strrchr(path, '/') - path));
 	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	if (cfs_mkdir_p(parent, 0755) < 0)
+	if (cfs_mkdir_p(parent, CFS_STORE_DIR_MODE) < 0)
 		goto out;
 	unlink(tmp);
 	if (symlink((char *)target.data, tmp) < 0 || rename(tmp, path) < 0) {

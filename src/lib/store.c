@@ -58,7 +58,7 @@ int cfs_store_open(struct cfs_store **out, const char *dir,
 	int r = cfs_layout_make_root(dir);
 
 	if (r == 0)
-		r = cfs_mkdir_p(tmp, 0755);
+		r = cfs_mkdir_p(tmp, CFS_STORE_DIR_MODE);
 	free(tmp);
 	if (r < 0 || cfs_store_mark(dir) < 0)
 		return -1;
@@ -278,7 +278,8 @@ static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
 	if (atomic_load(&s->fanout_made[first]))
 		return 0;
 	path[2] = '\0';
-	if (mkdirat(s->dirfd, path, 0755) < 0 && errno != EEXIST) {
+	if (mkdirat(s->dirfd, path, CFS_STORE_DIR_MODE) < 0 &&
+	    errno != EEXIST) {
 		path[2] = '/';
 		return -1;
 	}

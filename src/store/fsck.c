@@ -268,17 +268,70 @@ static int check_podman(struct fsck *c)
 				&remaining);
 }
 
-/* Group or other access to the root opens every object to them. */
-static void check_private(struct fsck *c)
+/*
+ * The directories that keep other users out (cfs-store(8), PERMISSIONS):
+ * fn(store-relative name, mode bits it must not have) for the root, then
+ * each private directory that exists.
+ */
+static void each_private_dir(const char *store,
+			     void (*fn)(const char *store, const char *rel,
+					mode_t banned, void *opaque),
+			     void *opaque)
 {
+	static const char *const named[] = {".tmp", "images", "refs", "layers"};
+	char xx[3];
+
+	fn(store, ".", 066, opaque);
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		fn(store, named[i], 077, opaque);
+	for (int i = 0; i < 256; i++) {
+		snprintf(xx, sizeof(xx), "%02x", i);
+		fn(store, xx, 077, opaque);
+	}
+}
+
+struct loose {
+	int n;
+	char first[8];
+	mode_t first_mode;
+	bool repair, failed;
+};
+
+static void check_dir(const char *store, const char *rel, mode_t banned,
+		      void *opaque)
+{
+	struct loose *l = opaque;
+	char *path = xasprintf("%s/%s", store, rel);
 	struct stat st;
 
-	if (stat(c->o->store, &st) == 0 && (st.st_mode & 077))
-		add_finding(c, "loose", ".",
-			    xasprintf("mode %04o: other users can read every "
-				      "object; the store must be %04o",
-				      (unsigned int)(st.st_mode & 07777),
-				      CFS_STORE_ROOT_MODE));
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_mode & banned)) {
+		if (!l->n++) {
+			snprintf(l->first, sizeof(l->first), "%s", rel);
+			l->first_mode = st.st_mode & 07777;
+		}
+		if (l->repair && chmod(path, st.st_mode & 07777 & ~banned) < 0)
+			l->failed = true;
+	}
+	free(path);
+}
+
+/* Objects are 0644: only the directories keep other users out. */
+static void check_private(struct fsck *c)
+{
+	struct loose l = {0};
+	char more[48] = "";
+
+	each_private_dir(c->o->store, check_dir, &l);
+	if (!l.n)
+		return;
+	if (l.n > 1)
+		snprintf(more, sizeof(more), ", and %d more directories",
+			 l.n - 1);
+	add_finding(c, "loose", ".",
+		    xasprintf("%s is mode %04o%s: other users can read objects "
+			      "or manifests",
+			      l.first, (unsigned int)l.first_mode, more));
 }
 
 static void visit_leftover(const char *rel, void *opaque)
@@ -310,12 +363,10 @@ static const char *remove_file(struct fsck *c, const char *rel)
 
 static const char *make_private(struct fsck *c)
 {
-	struct stat st;
+	struct loose l = {.repair = true};
 
-	if (stat(c->o->store, &st) < 0 ||
-	    chmod(c->o->store, st.st_mode & 07700) < 0)
-		return NULL;
-	return "made private";
+	each_private_dir(c->o->store, check_dir, &l);
+	return l.failed ? NULL : "made private";
 }
 
 static void repair(struct fsck *c)

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The store is private to its owner: objects carry no mode of their own,
 # so an image's 0600 file (here the realistic fixture's /root/.profile)
-# must not be readable by another local user in the store. A new store is
-# made 0700 whatever the umask; fsck reports a loose one and --repair
+# must not be readable by another local user in the store. A new store's
+# root is 0711 (others pass through to podman/ only, which rootless podman
+# reads) and every directory holding objects, manifests, refs or records
+# 0700, whatever the umask; fsck reports a loose store and --repair
 # tightens it.
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +13,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store mkcfs
 require_root "another user's access is tried with setpriv"
 require_host_tools setpriv python3
 build_fixtures
-plan 9
+plan 13
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -20,9 +22,11 @@ other() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 S=$TMP/a/b/store
 (umask 000 && "$CFS_BIN/oci2cfs" "$L" --ref realistic --store "$S" -q \
-	--sync=none)
+	--sync=none >/dev/null)
 ok $? "oci2cfs makes a store under umask 000"
-is "$(mode "$S")" 700 "the new store's root is 0700"
+is "$(mode "$S")" 711 "the new store's root is 0711"
+loose=$(find "$S" -mindepth 1 -maxdepth 1 -type d ! -perm 0700 -printf '%P ')
+is "$loose" "" "every directory in it is 0700"
 is "$(mode "$TMP/a/b")" 755 "its missing parents are made 0755 (searchable)"
 
 profile=$("$CFS_BIN/cfs-info" dump "$S/images/$(config_hex "$L" realistic).cfs" |
@@ -34,24 +38,34 @@ other cat "$S/$profile" >"$TMP/other.out" 2>&1
 st=$?
 [ $st -ne 0 ] && grep -q "Permission denied" "$TMP/other.out"
 ok $? "another user cannot read that object in the store (exit $st)" ||
-	diag_file "$TMP/other.out" 3
+	diag_file "$TMP/other.out"
+other ls "$S" >/dev/null 2>&1
+ok $((!$?)) "another user cannot list the store"
+other ls "$S/images" "$S/refs" "$S/layers" >/dev/null 2>&1
+ok $((!$?)) "nor its manifests, refs or layer records"
+other stat "$S/.cfs-store" >/dev/null
+ok $? "but can pass through the root (to podman/, for rootless podman)" 3
 
 M=$TMP/mk
 mkdir -p "$TMP/tree/d" && echo secret >"$TMP/tree/d/f"
 (umask 022 && "$CFS_BIN/mkcfs" "$TMP/tree" "$TMP/mk.cfs" --digest-store "$M")
-is "$(mode "$M")" 700 "mkcfs --digest-store makes a 0700 store too"
+is "$(mode "$M"):$(find "$M" -mindepth 1 -maxdepth 1 -type d ! -perm 0700 | wc -l)" \
+	711:0 "mkcfs --digest-store makes a private store too"
 
 # A store made loose by hand (or by an earlier version, which made 0755).
-chmod 0755 "$S"
+chmod 0755 "$S" "$S"/images "$S"/[0-9a-f][0-9a-f]
 "$CS" fsck --store "$S" >"$TMP/fsck.out" 2>&1
 st=$?
-[ $st = 1 ] && grep -q "^loose: \.: mode 0755: other users can read" \
-	"$TMP/fsck.out"
-ok $? "fsck reports a 0755 store as loose, exit 1 (got $st)" ||
+[ $st = 1 ] &&
+	grep -q "^loose: \.: \. is mode 0755, and [0-9]* more directories: other users can read" \
+		"$TMP/fsck.out"
+ok $? "fsck reports a 0755 store as loose, in one line, exit 1 (got $st)" ||
 	diag_file "$TMP/fsck.out" 5
 "$CS" fsck --repair --store "$S" >"$TMP/repair.out" 2>&1
 grep -q "^loose: .*\[repair: made private\]" "$TMP/repair.out" &&
-	[ "$(mode "$S")" = 700 ]
-ok $? "fsck --repair makes it 0700" || diag_file "$TMP/repair.out" 5
+	[ "$(mode "$S")" = 711 ] &&
+	[ -z "$(find "$S" -mindepth 1 -maxdepth 1 -type d ! -perm 0700)" ]
+ok $? "fsck --repair makes the root 0711 and its directories 0700" ||
+	diag_file "$TMP/repair.out" 5
 "$CS" fsck --store "$S" >"$TMP/fsck2.out" 2>&1
 ok $? "fsck then finds nothing" || diag_file "$TMP/fsck2.out" 5

@@ -102,11 +102,16 @@ typedef void (*cfs_temp_fn)(int storefd, const char *rel, void *opaque);
 void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque);
 
 /*
- * The store's root is private to its owner: objects keep no mode of their
- * own (0644 whatever the image says), so the root is what keeps an image's
- * 0600 files from other local users (cfs-store(8), PERMISSIONS).
+ * The store is private to its owner: objects keep no mode of their own
+ * (0644 whatever the image says), so the directories are what keep an
+ * image's 0600 files from other local users (cfs-store(8), PERMISSIONS).
+ * Others may only pass through the root to podman/, the additional image
+ * store rootless podman reads (a root it could not enter would fail every
+ * podman command of every user); what holds objects, manifests, refs and
+ * records is its owner's alone.
  */
-#define CFS_STORE_ROOT_MODE 0700
+#define CFS_STORE_ROOT_MODE 0711
+#define CFS_STORE_DIR_MODE 0700
 /* Makes STORE (mode CFS_STORE_ROOT_MODE) and its parents if missing. */
 int cfs_layout_make_root(const char *store);
 

@@ -36,6 +36,7 @@
 #include "cfs/layer.h"
 #include "rules.h"
 #include "cfs/sha256.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 #define CACHE_MAGIC "CFSLAYR\n"
@@ -133,7 +134,7 @@ int cfs_layer_cache_save(struct cfs_store *store, const struct cfs_layer *l)
 
 	if (cfs_store_options(store)->sync == CFS_SYNC_NONE)
 		flags |= CFS_ATOMIC_NOSYNC;
-	if (cfs_mkdir_p(dir, 0755) == 0) {
+	if (cfs_mkdir_p(dir, CFS_STORE_DIR_MODE) == 0) {
 		encode(&b, l);
 		rc = cfs_write_file_atomic(path, b.data, b.len, 0644, flags);
 	}
