@@ -19,7 +19,7 @@ if [ -z "${PODMAN_RECORDS_T_IN_NAMESPACE:-}" ]; then
 		"$0" "$@"
 fi
 build_fixtures
-plan 55
+plan 57
 
 L=$FX/layout
 S=$TMP/store
@@ -47,6 +47,16 @@ register() { # TAG: convert (again) and add it, mounted through the helper
 }
 register shared-a
 register shared-b
+
+# The one form of an image id in JSON: bare hex, in every tool.
+ids() { # TOOL ARGS...: the ids its JSON lists, sorted, on one line
+	"$@" | python3 -c 'import json, sys
+print(" ".join(sorted(i["id"] for i in json.load(sys.stdin))))'
+}
+is "$(ids "$CP" --store "$S" list --json)" "$(ids "$CS" --store "$S" ls --json)" \
+	"cfs-podman list --json and cfs-store ls --json give the same ids"
+is "$(ids "$CS" --store "$S" ls --json)" "$(printf '%s\n' "$A" "$B" | sort | tr '\n' ' ' | sed 's/ $//')" \
+	"... the config digests in bare hex"
 
 # both_report NAME PATTERN: cfs-podman check and cfs-store fsck both fail,
 # cfs-podman check has a line matching PATTERN, and fsck's podman findings
