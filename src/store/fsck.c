@@ -281,7 +281,12 @@ static void each_private_dir(const char *store,
 	static const char *const named[] = {".tmp", "images", "refs", "layers"};
 	char xx[3];
 
-	fn(store, ".", 066, opaque);
+	/*
+	 * A root others can list shows only the names of what is in it (a
+	 * store on a filesystem's own root is 0755); one they can write to
+	 * lets them put things in the way.
+	 */
+	fn(store, ".", 022, opaque);
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
 		fn(store, named[i], 077, opaque);
 	for (int i = 0; i < 256; i++) {
@@ -329,8 +334,8 @@ static void check_private(struct fsck *c)
 		snprintf(more, sizeof(more), ", and %d more directories",
 			 l.n - 1);
 	add_finding(c, "loose", ".",
-		    xasprintf("%s is mode %04o%s: other users can read objects "
-			      "or manifests",
+		    xasprintf("%s is mode %04o%s: other users can read or "
+			      "change objects or manifests",
 			      l.first, (unsigned int)l.first_mode, more));
 }
 

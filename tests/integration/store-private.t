@@ -13,7 +13,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store mkcfs
 require_root "another user's access is tried with setpriv"
 require_host_tools setpriv python3
 build_fixtures
-plan 13
+plan 14
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -52,20 +52,29 @@ mkdir -p "$TMP/tree/d" && echo secret >"$TMP/tree/d/f"
 is "$(mode "$M"):$(find "$M" -mindepth 1 -maxdepth 1 -type d ! -perm 0700 | wc -l)" \
 	711:0 "mkcfs --digest-store makes a private store too"
 
-# A store made loose by hand (or by an earlier version, which made 0755).
-chmod 0755 "$S" "$S"/images "$S"/[0-9a-f][0-9a-f]
+# A store on a filesystem's own root (mkfs makes it 0755), as the README
+# sets one up: others may list the names in it, nothing more.
+chmod 0755 "$S"
+"$CS" fsck --store "$S" >"$TMP/fsck0.out" 2>&1
+ok $? "a 0755 root over 0700 directories is not loose" ||
+	diag_file "$TMP/fsck0.out" 5
+
+# A store made by an earlier version (every directory 0755), or one others
+# may write to.
+chmod 0757 "$S"
+chmod 0755 "$S"/images "$S"/[0-9a-f][0-9a-f]
 "$CS" fsck --store "$S" >"$TMP/fsck.out" 2>&1
 st=$?
 [ $st = 1 ] &&
-	grep -q "^loose: \.: \. is mode 0755, and [0-9]* more directories: other users can read" \
+	grep -q "^loose: \.: \. is mode 0757, and [0-9]* more directories: other users can read or change" \
 		"$TMP/fsck.out"
-ok $? "fsck reports a 0755 store as loose, in one line, exit 1 (got $st)" ||
+ok $? "fsck reports a loose store in one line, exit 1 (got $st)" ||
 	diag_file "$TMP/fsck.out" 5
 "$CS" fsck --repair --store "$S" >"$TMP/repair.out" 2>&1
 grep -q "^loose: .*\[repair: made private\]" "$TMP/repair.out" &&
-	[ "$(mode "$S")" = 711 ] &&
+	[ "$(mode "$S")" = 755 ] &&
 	[ -z "$(find "$S" -mindepth 1 -maxdepth 1 -type d ! -perm 0700)" ]
-ok $? "fsck --repair makes the root 0711 and its directories 0700" ||
+ok $? "fsck --repair takes write off the root and makes its directories 0700" ||
 	diag_file "$TMP/repair.out" 5
 "$CS" fsck --store "$S" >"$TMP/fsck2.out" 2>&1
 ok $? "fsck then finds nothing" || diag_file "$TMP/fsck2.out" 5
