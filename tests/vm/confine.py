@@ -171,4 +171,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    vmtap.run_main(main)

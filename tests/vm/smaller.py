@@ -236,4 +236,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    vmtap.run_main(main)

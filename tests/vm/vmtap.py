@@ -30,6 +30,18 @@ def status():
     return 1 if failed else 0
 
 
+def run_main(main):
+    """Exit with main()'s status; an exception it lets out is a not-ok,
+    so that a script that stops early is never a shorter pass."""
+    try:
+        sys.exit(main())
+    except Exception as e:  # any, reported with its traceback
+        import traceback
+        tap(False, '%s stopped early: %r' % (os.path.basename(sys.argv[0]), e),
+            traceback.format_exc().splitlines())
+        sys.exit(1)
+
+
 def mount_composefs(image, target, opts):
     """mount(2) of IMAGE read-only on TARGET; 0 or the errno."""
     if libc.mount(image.encode(), target.encode(), b"composefs", MS_RDONLY,
