@@ -163,7 +163,7 @@ static int check_ref_name(const char *name)
 
 int cfs_layout_write_ref(const char *store, const char *name, const char *id)
 {
-	char *path, *tmp, *parent;
+	char *path, *parent;
 	struct cfs_buf target = {0};
 	int r = -1;
 
@@ -177,20 +177,10 @@ int cfs_layout_write_ref(const char *store, const char *name, const char *id)
 	cfs_buf_append(&target, id, strlen(id));
 	cfs_buf_append(&target, ".cfs", 5);
 	parent = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	if (cfs_mkdir_p(parent, CFS_STORE_DIR_MODE) < 0)
-		goto out;
-	unlink(tmp);
-	if (symlink((char *)target.data, tmp) < 0 || rename(tmp, path) < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	r = 0;
-out:
+	if (cfs_mkdir_p(parent, CFS_STORE_DIR_MODE) == 0)
+		r = cfs_symlink_replace((char *)target.data, path);
 	cfs_buf_free(&target);
 	free(parent);
-	free(tmp);
 	free(path);
 	return r;
 }

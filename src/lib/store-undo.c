@@ -42,21 +42,6 @@ void cfs_layout_undo_save(struct cfs_layout_undo *u, const char *store,
 	}
 }
 
-int cfs_symlink_replace(const char *target, const char *path)
-{
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int r = 0;
-
-	unlink(tmp);
-	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		unlink(tmp);
-		r = -1;
-	}
-	free(tmp);
-	return r;
-}
-
 /* refs/NAME -> old_target again. */
 static int relink(const struct cfs_layout_undo *u)
 {

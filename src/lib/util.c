@@ -350,6 +350,21 @@ fail:
 	return -1;
 }
 
+int cfs_symlink_replace(const char *target, const char *path)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int r = 0;
+
+	unlink(tmp);
+	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+		unlink(tmp);
+		r = -1;
+	}
+	free(tmp);
+	return r;
+}
+
 int cfs_mkdir_p(const char *path, unsigned int mode)
 {
 	char *p = xstrdup(path);

@@ -29,7 +29,5 @@ void cfs_layout_undo_free(struct cfs_layout_undo *u);
 
 /* Removes images/ID.{cfs,json,manifest.json}, the manifest first. */
 int cfs_layout_remove_image(const char *store, const char *id);
-/* path -> target, replacing whatever path was atomically. */
-int cfs_symlink_replace(const char *target, const char *path);
 
 #endif

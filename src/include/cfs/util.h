@@ -88,6 +88,8 @@ DIR *cfs_opendir_at(int dirfd, const char *path);
 /* Read a whole file (or "-" for stdin) into memory (NUL-terminated). */
 int cfs_read_file(const char *path, uint8_t **data, size_t *len);
 
+/* path -> target, replacing whatever path was atomically (via PATH.tmp.PID). */
+int cfs_symlink_replace(const char *target, const char *path);
 /*
  * Write data to path atomically: temp file in the same directory, fsync,
  * optional fs-verity enable (flags), rename over path, fsync the directory.
