@@ -302,22 +302,25 @@ struct loose {
 	bool repair, failed;
 };
 
+/* The directory is opened, not named twice: what is checked is changed. */
 static void check_dir(const char *store, const char *rel, mode_t banned,
 		      void *opaque)
 {
 	struct loose *l = opaque;
 	char *path = xasprintf("%s/%s", store, rel);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (st.st_mode & banned)) {
+	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & banned)) {
 		if (!l->n++) {
 			snprintf(l->first, sizeof(l->first), "%s", rel);
 			l->first_mode = st.st_mode & 07777;
 		}
-		if (l->repair && chmod(path, st.st_mode & 07777 & ~banned) < 0)
+		if (l->repair && fchmod(fd, st.st_mode & 07777 & ~banned) < 0)
 			l->failed = true;
 	}
+	if (fd >= 0)
+		close(fd);
 	free(path);
 }
 
