@@ -88,6 +88,45 @@ void cfs_layout_names(const char *store, struct cfs_name_set *set)
 	add_images(store, set);
 }
 
+/* *path (and *ref) for what m names; 1, or -1 after cfs_error(). */
+static int answer(const char *store, const struct cfs_name_match *m,
+		  char **path, char **ref)
+{
+	char *file = cfs_layout_image_file(store, m->id, ".cfs");
+
+	*path = realpath(file, NULL);
+	if (!*path)
+		cfs_error("%s: %s", file, strerror(errno));
+	*ref = *path && m->name ? xstrdup(m->name) : NULL;
+	free(file);
+	return *path ? 1 : -1;
+}
+
+/*
+ * Podman tries the name as typed right after a full id, so a ref of that
+ * name answers without reading every ref of the store (a mount by name).
+ * Names the walk passes over (dot files, NAME.tmp.PID) are left to it.
+ */
+static int lookup_exact(const char *store, const char *query, char **path,
+			char **ref)
+{
+	struct cfs_name_set one = {0};
+	struct cfs_name_match m;
+	int r = 0;
+
+	if (cfs_image_id_ok(query) || !strncmp(query, "sha256:", 7) ||
+	    query[0] == '.' || strstr(query, "/.") || strstr(query, ".tmp."))
+		return 0;
+	add_ref(store, query, &one);
+	if (one.n == 1) {
+		m.id = one.entries[0].id;
+		m.name = one.entries[0].name;
+		r = answer(store, &m, path, ref);
+	}
+	cfs_name_set_free(&one);
+	return r;
+}
+
 int cfs_layout_lookup(const char *store, const char *query, char **path,
 		      char **ref)
 {
@@ -96,19 +135,13 @@ int cfs_layout_lookup(const char *store, const char *query, char **path,
 	int r;
 
 	*path = *ref = NULL;
+	r = lookup_exact(store, query, path, ref);
+	if (r)
+		return r;
 	cfs_layout_names(store, &set);
 	r = cfs_name_resolve(&set, query, &m);
-	if (r == 1) {
-		char *file = cfs_layout_image_file(store, m.id, ".cfs");
-
-		*path = realpath(file, NULL);
-		if (!*path) {
-			cfs_error("%s: %s", file, strerror(errno));
-			r = -1;
-		}
-		*ref = *path && m.name ? xstrdup(m.name) : NULL;
-		free(file);
-	}
+	if (r == 1)
+		r = answer(store, &m, path, ref);
 	cfs_name_set_free(&set);
 	return r;
 }
