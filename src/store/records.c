@@ -15,11 +15,6 @@
 #include "store-tool.h"
 #include "cfs/util.h"
 
-static bool is_hex64(const char *s)
-{
-	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
-}
-
 /* Calls fn with layers/HEX and its record (NULL if corrupt). */
 static void visit_one(const char *store, const char *hex, record_fn fn,
 		      void *opaque)
@@ -29,7 +24,8 @@ static void visit_one(const char *store, const char *hex, record_fn fn,
 	char *name = xasprintf("layers/%s", hex);
 	char *path = xasprintf("%s/%s", store, name);
 
-	if (is_hex64(hex) && cfs_unhex(diff_id, hex, 32) == 0)
+	/* a DiffID's hex is an image id's: 64 lower-case digits */
+	if (cfs_image_id_ok(hex) && cfs_unhex(diff_id, hex, 32) == 0)
 		cfs_layer_cache_read(path, diff_id, &l);
 	fn(name, l, opaque);
 	cfs_layer_free(l);
@@ -59,7 +55,8 @@ static const char *diff_id_hex(struct json_object *ids, size_t i)
 				? json_object_get_string(v)
 				: "";
 
-	return !strncmp(s, "sha256:", 7) && is_hex64(s + 7) ? s + 7 : NULL;
+	return !strncmp(s, "sha256:", 7) && cfs_image_id_ok(s + 7) ? s + 7
+								   : NULL;
 }
 
 static void store_image_records(const char *store, const char *id, record_fn fn,
@@ -74,13 +71,12 @@ static void store_image_records(const char *store, const char *id, record_fn fn,
 	    json_object_object_get_ex(rootfs, "diff_ids", &ids) &&
 	    json_object_is_type(ids, json_type_array))
 		n = json_object_array_length(ids);
+	/* a layer without a record reaches fn as a NULL record */
 	for (size_t i = 0; i < n; i++) {
 		const char *hex = diff_id_hex(ids, i);
-		char *rec = hex ? xasprintf("%s/layers/%s", store, hex) : NULL;
 
-		if (rec && access(rec, F_OK) == 0)
+		if (hex)
 			visit_one(store, hex, fn, opaque);
-		free(rec);
 	}
 	json_object_put(cfg);
 	free(path);
