@@ -2,7 +2,7 @@
 /*
  * Leftovers of gone processes: objects being written (.tmp/obj.PID.H.N
  * and xx/.obj.PID.H.N, with their writer's marker .tmp/fanout.PID.H,
- * which a live writer holds locked: store-temps.c),
+ * which a live writer holds locked: store/temps.c),
  * files being replaced atomically (images/ and layers/: NAME.tmp.PID.*),
  * and an image's config or OCI manifest without its manifest (a converter
  * writes them first, so they outlive one killed in between).

@@ -125,7 +125,7 @@ size_t hash_objects(const char *store, struct hashed_object *objs, size_t n,
 
 /* --- .tmp and leftover files of dead processes (leftovers.c) */
 /*
- * Temps of writers that are gone (see store-temps.c: a live writer holds
+ * Temps of writers that are gone (see store/temps.c: a live writer holds
  * its marker locked), files being replaced by a PID that runs nowhere
  * here, and orphan config or OCI manifest files: each as a store-relative
  * path.

@@ -15,7 +15,7 @@
 #include "cfs/util.h"
 
 #include "tap.h"
-#include "writeback.h"
+#include "store/internal.h"
 
 struct src {
 	const uint8_t *p;
@@ -56,7 +56,7 @@ static int count_files(const char *dir)
 	return n;
 }
 
-/* Objects being written: .tmp/obj.* and xx/.obj.* (see store-temps.c). */
+/* Objects being written: .tmp/obj.* and xx/.obj.* (see store/temps.c). */
 static int count_temps(const char *store)
 {
 	int n = 0;

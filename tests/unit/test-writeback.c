@@ -11,7 +11,7 @@
 
 #include "cfs/util.h"
 #include "tap.h"
-#include "writeback.h"
+#include "store/internal.h"
 
 struct marks {
 	size_t next, before[4], after[4];

@@ -1,18 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one owner of the store's layout beside the objects:
- *   STORE/images/ID.cfs            manifest (ID = hex config digest)
- *   STORE/images/ID.json           the image config
- *   STORE/images/ID.manifest.json  the OCI manifest
- *   STORE/refs/NAME                symlink to ../images/ID.cfs
- *   STORE/layers/DIFFID            layer cache records
- *   STORE/.tmp/obj.PID.H.N         large objects being written
- *   STORE/xx/.obj.PID.H.N          small objects being written
- *   STORE/.tmp/fanout.PID.H        the marker of their writer, held
- *                                  locked by it (flock)
- *   STORE/.lock                    the store lock
- *   STORE/.cfs-store               the marker: "cfs-store layout N\n"
- * Tools call these instead of composing paths.
+ * The one owner of the store's names. A store, drawn as a tree:
+ *
+ *   STORE/                     0711: others pass through to podman/ only
+ *   |-- .cfs-store             the marker: "cfs-store layout N\n"
+ *   |-- .lock                  the store lock (flock), see below
+ *   |-- xx/yyyy...             an object: content named by its hex fs-verity
+ *   |                          digest (xx: the first byte), mode 0644,
+ *   |                          fs-verity enabled where the filesystem has it
+ *   |-- xx/.obj.PID.H.N        a small object being written beside its name
+ *   |-- images/ID.cfs          a manifest (ID: hex sha256 of the config)
+ *   |-- images/ID.json         its image config
+ *   |-- images/ID.manifest.json  its OCI manifest
+ *   |-- refs/NAME              symlink to ../images/ID.cfs (NAME may have /)
+ *   |-- layers/DIFFID          a layer cache record: the objects of a layer
+ *   |-- podman/                the additional image store cfs-podman fills
+ *   |-- .tmp/obj.PID.H.N       a large object being written
+ *   |-- .tmp/fanout.PID.H      its writer's marker, held locked (flock)
+ *   |-- damaged/               objects and files moved aside, never deleted
+ *   `-- FILE.tmp.PID[.XXXXXX]  FILE being replaced (images/, refs/, layers/)
+ *
+ * Garbage collection (cfs-store gc) keeps every image a root reaches: a
+ * ref, a podman registration or a composefs mount; with it its three
+ * files, the records of its layers and every object those name. Every
+ * other manifest goes first, then records naming an object no kept
+ * manifest references, then unreferenced objects, then temps of writers
+ * that are gone: a gc stopped at any point leaves every kept image whole.
+ * Tools call the functions below instead of composing or parsing paths.
  *
  * The store lock (flock on STORE/.lock): a conversion holds it shared
  * from before it looks for existing objects until its manifest and ref
@@ -97,7 +111,7 @@ typedef void (*cfs_temp_fn)(int storefd, const char *rel, void *opaque);
 /*
  * Calls fn with the store-relative path of each temp of a writer that is
  * gone (.tmp/obj.PID.H.N, xx/.obj.PID.H.N), then with its marker: a live
- * writer holds its marker locked (store-temps.c).
+ * writer holds its marker locked (store/temps.c).
  */
 void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque);
 
@@ -121,7 +135,7 @@ int cfs_layout_make_root(const char *store);
 /*
  * STORE/.cfs-store: 1 if it marks a store of a layout this version reads,
  * 0 if there is none, -1 after a message (unreadable, not a marker, or a
- * newer layout) (store-marker.c).
+ * newer layout) (store/marker.c).
  */
 int cfs_store_marker(const char *store);
 /* Checks the marker as above, writing it if there is none: 0 or -1. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The object store: <dir>/xx/yyyy... named by the hex fs-verity digest of
- * the content. Also holds images/, refs/, layers/ (layer cache) and .tmp/.
- * New objects are written under .tmp/ and renamed into place without
+ * the content. The store's other files and its whole layout, drawn as a
+ * tree, are in cfs/store-layout.h. New objects are written under .tmp/ and renamed into place without
  * replacing, so a final name never holds a partial object. Thread-safe.
  */
 #ifndef CFS_STORE_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Checking an existing object before a conversion reuses it. */
-#include "store-verify.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,9 +22,12 @@
  * PID alone (a writer that could not make a marker, or an earlier
  * version), a temp whose marker is gone, and NAME.tmp.PID.* files.
  */
-#include "cfs/store-layout.h"
+#include "internal.h"
 
 #include <dirent.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -32,8 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 bool cfs_pid_dead(int pid)
@@ -266,4 +271,148 @@ void cfs_gone_temps(int storefd, cfs_temp_fn fn, void *opaque)
 	}
 	free(temps.e);
 	free(marks.e);
+}
+
+/*
+ * Objects are 0644 whatever the umask or a default ACL on .tmp: the first
+ * temp file's mode tells whether files come out that way as created (the
+ * umask and .tmp's ACL do not change under a converter), and only if not
+ * is each one chmod'ed.
+ */
+static void fix_mode(struct cfs_store *s, int fd)
+{
+	struct stat st;
+
+	if (atomic_load(&s->create_mode_ok))
+		return;
+	if (fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0644)
+		atomic_store(&s->create_mode_ok, true);
+	else
+		fchmod(fd, 0644);
+}
+
+/*
+ * A new marker, locked. One swept as a gone writer's between its creation
+ * and the lock (above) is found unlinked, and another is made.
+ */
+static int make_mark(struct cfs_store *s)
+{
+	static atomic_uint handles;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		unsigned int h = atomic_fetch_add(&handles, 1);
+		struct stat st;
+		int fd;
+
+		snprintf(s->mark, sizeof(s->mark), ".tmp/fanout.%d.%u", s->pid,
+			 h);
+		snprintf(s->writer, sizeof(s->writer), "%d.%u", s->pid, h);
+		fd = openat(s->dirfd, s->mark,
+			    O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST)
+			continue; /* a gone writer's of the same PID */
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX) < 0) { /* ENOLCK: unmarked, by PID */
+			unlinkat(s->dirfd, s->mark, 0);
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/* Unmarked, temps are named by the PID alone. */
+static void unmarked(struct cfs_store *s)
+{
+	snprintf(s->writer, sizeof(s->writer), "%d", s->pid);
+}
+
+/*
+ * Makes this handle's marker once, before its first temp, and names the
+ * temps after it (PID.H); false if it cannot (then they are named, and
+ * told live or dead, by the PID alone).
+ */
+static bool mark_writer(struct cfs_store *s)
+{
+	int m = atomic_load(&s->fanout_mark);
+
+	if (m)
+		return m > 0;
+	pthread_mutex_lock(&s->lock);
+	if (!atomic_load(&s->fanout_mark)) {
+		s->mark_fd = make_mark(s);
+		if (s->mark_fd < 0)
+			unmarked(s);
+		atomic_store(&s->fanout_mark, s->mark_fd >= 0 ? 1 : -1);
+	}
+	m = atomic_load(&s->fanout_mark);
+	pthread_mutex_unlock(&s->lock);
+	return m > 0;
+}
+
+/*
+ * A new temp file .tmp/obj.PID.H.N (PID.H: the handle's marker, see
+ * mark_writer); returns fd and its store-relative name. N counts up per
+ * handle, so only a gone writer's leftover can be in the way.
+ */
+int cfs_store_tmp_create(struct cfs_store *s, char **name)
+{
+	char path[64];
+	int fd;
+
+	(void)mark_writer(s);
+	do {
+		snprintf(path, sizeof(path), ".tmp/obj.%s.%" PRIuFAST64,
+			 s->writer, atomic_fetch_add(&s->tmp_seq, 1));
+		fd = openat(s->dirfd, path,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} while (fd < 0 && errno == EEXIST);
+	if (fd < 0) {
+		cfs_error("%s: cannot create object: %s", s->dir,
+			  strerror(errno));
+		return -1;
+	}
+	fix_mode(s, fd);
+	*name = xstrdup(path);
+	return fd;
+}
+
+/*
+ * A temp file for an object whose digest is known: xx/.obj.PID.H.N, beside
+ * its final name (above); in .tmp/ if that cannot be.
+ */
+int cfs_store_tmp_create_beside(struct cfs_store *s, const uint8_t *digest,
+				char **name)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%02x/", digest[0]);
+	if (!mark_writer(s) || cfs_store_make_fanout(s, path, digest[0]) < 0)
+		return cfs_store_tmp_create(s, name);
+	do {
+		snprintf(path, sizeof(path), "%02x/.obj.%s.%" PRIuFAST64,
+			 digest[0], s->writer,
+			 atomic_fetch_add(&s->tmp_seq, 1));
+		fd = openat(s->dirfd, path,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} while (fd < 0 && errno == EEXIST);
+	if (fd < 0)
+		return cfs_store_tmp_create(s, name);
+	fix_mode(s, fd);
+	*name = xstrdup(path);
+	return fd;
+}
+
+void cfs_store_unmark(struct cfs_store *s)
+{
+	/* removed while still locked: no one finds it unlocked */
+	if (atomic_load(&s->fanout_mark) > 0) {
+		unlinkat(s->dirfd, s->mark, 0);
+		close(s->mark_fd);
+	}
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The store's images/, refs/ and lock: see store-layout.h. */
+/* The names of everything in a store but its objects: see store-layout.h. */
 #include "cfs/store-layout.h"
 
 #include <errno.h>
@@ -7,13 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cfs/escape.h"
-#include "cfs/image-name.h"
 #include "cfs/util.h"
 
 bool cfs_ref_name_ok(const char *name)
@@ -240,36 +238,6 @@ enum cfs_ref_status cfs_layout_resolve_ref(const char *store, const char *name,
 	return CFS_REF_OK;
 }
 
-static bool is_regular(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-char *cfs_layout_resolve(const char *store, const char *image, char **ref)
-{
-	size_t len = strlen(image);
-	bool pathlike = strchr(image, '/') ||
-			(len > 4 && !strcmp(image + len - 4, ".cfs"));
-	char *path = NULL;
-	int found;
-
-	*ref = NULL;
-	if (pathlike && is_regular(image)) {
-		path = realpath(image, NULL);
-		if (!path)
-			cfs_error("%s: %s", image, strerror(errno));
-		return path;
-	}
-	found = cfs_layout_lookup(store, image, &path, ref);
-	if (found == 0)
-		cfs_error("%s: neither an image name or id in %s nor a "
-			  "manifest file",
-			  image, store);
-	return path;
-}
-
 int cfs_layout_move_aside_at(int dirfd, const char *rel)
 {
 	char *to = xasprintf("damaged/%s.%ld.%d", rel, (long)time(NULL),
@@ -320,70 +288,4 @@ int cfs_layout_make_root(const char *store)
 		r = -1;
 	}
 	return r;
-}
-
-/*
- * The lock file, made if need be in a marked store (an unmarked directory
- * is only inspected: nothing is made in it). Where it cannot be made or
- * written (a read-only mount, another user's store) an existing one is
- * opened for reading, which flock(2) accepts; with none at all, no writer
- * can have held the lock, and the store directory itself stands in for it.
- */
-static int open_lock(const char *store, const char *path, bool marked)
-{
-	int fd = -1;
-
-	errno = EACCES;
-	if (marked)
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0 || (errno != EACCES && errno != EROFS))
-		return fd;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || errno != ENOENT)
-		return fd;
-	return open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
-/* Says so on stderr before waiting for a lock another process holds. */
-static int wait_lock(int fd, int op, const char *path)
-{
-	if (flock(fd, op | LOCK_NB) == 0)
-		return 0;
-	if (errno != EWOULDBLOCK)
-		return -1;
-	fprintf(stderr, "%s: waiting for the store lock %s\n",
-		program_invocation_short_name, path);
-	return flock(fd, op);
-}
-
-int cfs_store_lock(const char *store, bool exclusive)
-{
-	int marked = cfs_store_marker(store), fd;
-	char *path;
-
-	if (marked < 0)
-		return -1; /* a newer layout, or a file that is no marker */
-	path = xasprintf("%s/.lock", store);
-	fd = open_lock(store, path, marked > 0);
-	if (fd < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (wait_lock(fd, exclusive ? LOCK_EX : LOCK_SH, path) < 0) {
-		/* EINTR: a signal while waiting means the user gave up. */
-		cfs_error("%s: lock: %s", path,
-			  errno == EINTR ? "interrupted" : strerror(errno));
-		close(fd);
-		free(path);
-		return -1;
-	}
-	free(path);
-	return fd;
-}
-
-void cfs_store_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }

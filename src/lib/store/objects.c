@@ -4,11 +4,9 @@
  * hashed in memory, then written next to its final name (xx/.obj.PID.H.N);
  * a large one goes to .tmp/, its fs-verity digest computed while it is
  * written (one pass over the data) or, where fs-verity is enabled anyway,
- * taken from the kernel. Per the sync policy it is then placed at once
- * (made durable, verity-enabled and renamed to xx/yyyy... with
- * RENAME_NOREPLACE: a concurrent writer of the same object simply loses
- * the race, and a final name never holds a partial object), or queued for
- * the commit (store-commit.c).
+ * taken from the kernel (temps.c names the temps). Per the sync policy
+ * it is then placed at once (place.c), or queued for the commit
+ * (commit.c).
  */
 #include "cfs/store.h"
 
@@ -25,9 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store-internal.h"
-#include "store-verify.h"
-#include "writeback.h"
+#include "internal.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
@@ -42,7 +38,7 @@ static void unlink_temp(int storefd, const char *rel, void *opaque)
 
 /*
  * Temp objects are named obj.PID.H.N in .tmp/ and .obj.PID.H.N in fanout
- * dirs (store-temps.c): those of a converter that is gone (kill -9, power
+ * dirs (temps.c): those of a converter that is gone (kill -9, power
  * loss) are removed by the next one to open the store.
  */
 static void remove_stale_tmp(int storefd)
@@ -91,11 +87,7 @@ void cfs_store_close(struct cfs_store *s)
 		return;
 	cfs_writeback_stop(s->writeback);
 	cfs_store_pending_free(s);
-	/* removed while still locked: no one finds it unlocked */
-	if (atomic_load(&s->fanout_mark) > 0) {
-		unlinkat(s->dirfd, s->mark, 0);
-		close(s->mark_fd);
-	}
+	cfs_store_unmark(s);
 	close(s->dirfd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->place_lock);
@@ -162,220 +154,6 @@ bool cfs_store_has(struct cfs_store *s, const uint8_t digest[CFS_DIGEST_SIZE])
 	r = cfs_store_pending_has(s, digest);
 	pthread_mutex_unlock(&s->lock);
 	return r || object_exists(s, digest);
-}
-
-/*
- * Objects are 0644 whatever the umask or a default ACL on .tmp: the first
- * temp file's mode tells whether files come out that way as created (the
- * umask and .tmp's ACL do not change under a converter), and only if not
- * is each one chmod'ed.
- */
-static void fix_mode(struct cfs_store *s, int fd)
-{
-	struct stat st;
-
-	if (atomic_load(&s->create_mode_ok))
-		return;
-	if (fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0644)
-		atomic_store(&s->create_mode_ok, true);
-	else
-		fchmod(fd, 0644);
-}
-
-/*
- * A new marker, locked. One swept as a gone writer's between its creation
- * and the lock (store-temps.c) is found unlinked, and another is made.
- */
-static int make_mark(struct cfs_store *s)
-{
-	static atomic_uint handles;
-
-	for (int tries = 0; tries < 1000; tries++) {
-		unsigned int h = atomic_fetch_add(&handles, 1);
-		struct stat st;
-		int fd;
-
-		snprintf(s->mark, sizeof(s->mark), ".tmp/fanout.%d.%u", s->pid,
-			 h);
-		snprintf(s->writer, sizeof(s->writer), "%d.%u", s->pid, h);
-		fd = openat(s->dirfd, s->mark,
-			    O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno == EEXIST)
-			continue; /* a gone writer's of the same PID */
-		if (fd < 0)
-			return -1;
-		if (flock(fd, LOCK_EX) < 0) { /* ENOLCK: unmarked, by PID */
-			unlinkat(s->dirfd, s->mark, 0);
-			close(fd);
-			return -1;
-		}
-		if (fstat(fd, &st) == 0 && st.st_nlink > 0)
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
-/* Unmarked, temps are named by the PID alone. */
-static void unmarked(struct cfs_store *s)
-{
-	snprintf(s->writer, sizeof(s->writer), "%d", s->pid);
-}
-
-/*
- * Makes this handle's marker once, before its first temp, and names the
- * temps after it (PID.H); false if it cannot (then they are named, and
- * told live or dead, by the PID alone).
- */
-static bool mark_writer(struct cfs_store *s)
-{
-	int m = atomic_load(&s->fanout_mark);
-
-	if (m)
-		return m > 0;
-	pthread_mutex_lock(&s->lock);
-	if (!atomic_load(&s->fanout_mark)) {
-		s->mark_fd = make_mark(s);
-		if (s->mark_fd < 0)
-			unmarked(s);
-		atomic_store(&s->fanout_mark, s->mark_fd >= 0 ? 1 : -1);
-	}
-	m = atomic_load(&s->fanout_mark);
-	pthread_mutex_unlock(&s->lock);
-	return m > 0;
-}
-
-/*
- * A new temp file .tmp/obj.PID.H.N (PID.H: the handle's marker, see
- * mark_writer); returns fd and its store-relative name. N counts up per
- * handle, so only a gone writer's leftover can be in the way.
- */
-static int tmp_create(struct cfs_store *s, char **name)
-{
-	char path[64];
-	int fd;
-
-	(void)mark_writer(s);
-	do {
-		snprintf(path, sizeof(path), ".tmp/obj.%s.%" PRIuFAST64,
-			 s->writer, atomic_fetch_add(&s->tmp_seq, 1));
-		fd = openat(s->dirfd, path,
-			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	} while (fd < 0 && errno == EEXIST);
-	if (fd < 0) {
-		cfs_error("%s: cannot create object: %s", s->dir,
-			  strerror(errno));
-		return -1;
-	}
-	fix_mode(s, fd);
-	*name = xstrdup(path);
-	return fd;
-}
-
-/* The object's xx/ directory, made once per store handle. */
-static int make_fanout_dir(struct cfs_store *s, char *path, uint8_t first)
-{
-	if (atomic_load(&s->fanout_made[first]))
-		return 0;
-	path[2] = '\0';
-	if (mkdirat(s->dirfd, path, CFS_STORE_DIR_MODE) < 0 &&
-	    errno != EEXIST) {
-		path[2] = '/';
-		return -1;
-	}
-	path[2] = '/';
-	atomic_store(&s->fanout_made[first], true);
-	return 0;
-}
-
-/*
- * A temp file for an object whose digest is known: xx/.obj.PID.H.N, beside
- * its final name (store-temps.c); in .tmp/ if that cannot be.
- */
-static int tmp_create_beside(struct cfs_store *s, const uint8_t *digest,
-			     char **name)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "%02x/", digest[0]);
-	if (!mark_writer(s) || make_fanout_dir(s, path, digest[0]) < 0)
-		return tmp_create(s, name);
-	do {
-		snprintf(path, sizeof(path), "%02x/.obj.%s.%" PRIuFAST64,
-			 digest[0], s->writer,
-			 atomic_fetch_add(&s->tmp_seq, 1));
-		fd = openat(s->dirfd, path,
-			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	} while (fd < 0 && errno == EEXIST);
-	if (fd < 0)
-		return tmp_create(s, name);
-	fix_mode(s, fd);
-	*name = xstrdup(path);
-	return fd;
-}
-
-static int enable_verity(struct cfs_store *s, const char *tmp)
-{
-	int fd, r;
-
-	if (s->opts.no_verity || s->verity_unsupported)
-		return 0;
-	fd = openat(s->dirfd, tmp, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		cfs_error("%s: %s: %s", s->dir, tmp, strerror(errno));
-		return -1;
-	}
-	r = cfs_verity_enable(fd);
-	close(fd);
-	if (r == 0) {
-		atomic_store(&s->verity_used, true);
-		return 0;
-	}
-	if (errno != EOPNOTSUPP && errno != ENOTTY && errno != EINVAL) {
-		cfs_error_prefix("%s: %s", s->dir, tmp);
-		return -1;
-	}
-	if (s->opts.require_verity) {
-		cfs_error("%s: filesystem does not support fs-verity "
-			  "(--require-verity)",
-			  s->dir);
-		return -1;
-	}
-	s->verity_unsupported = true;
-	return 0;
-}
-
-int cfs_store_place(struct cfs_store *s, const char *tmp, const uint8_t *digest)
-{
-	char path[CFS_OBJECT_PATH_LEN + 1];
-	int r;
-
-	cfs_object_path(path, digest);
-	if (enable_verity(s, tmp) < 0) {
-		unlinkat(s->dirfd, tmp, 0);
-		return -1;
-	}
-	if (make_fanout_dir(s, path, digest[0]) < 0)
-		goto fail;
-	r = renameat2(s->dirfd, tmp, s->dirfd, path, RENAME_NOREPLACE);
-	if (r < 0 && errno == EINVAL) {
-		/* No RENAME_NOREPLACE here: link() never replaces either. */
-		r = linkat(s->dirfd, tmp, s->dirfd, path, 0);
-		if (r == 0 || errno == EEXIST)
-			unlinkat(s->dirfd, tmp, 0);
-	}
-	if (r < 0 && errno == EEXIST) {
-		unlinkat(s->dirfd, tmp, 0);
-		return 0;
-	}
-	if (r < 0)
-		goto fail;
-	return 0;
-fail:
-	cfs_error("%s: storing object %s: %s", s->dir, path, strerror(errno));
-	unlinkat(s->dirfd, tmp, 0);
-	return -1;
 }
 
 static int close_object(struct cfs_store *s, int fd)
@@ -456,7 +234,7 @@ static int add_small(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 		free(buf);
 		return 0;
 	}
-	fd = tmp_create_beside(s, digest, &tmp);
+	fd = cfs_store_tmp_create_beside(s, digest, &tmp);
 	if (fd < 0) {
 		free(buf);
 		return -1;
@@ -521,7 +299,7 @@ static int add_large_hashed(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 	char *tmp;
 	int r;
 
-	t.fd = tmp_create(s, &tmp);
+	t.fd = cfs_store_tmp_create(s, &tmp);
 	if (t.fd < 0)
 		return -1;
 	t.buf = xmalloc(WRITE_BUF_SIZE);
@@ -568,7 +346,7 @@ static int temp_digest(struct cfs_store *s, const char *tmp, uint64_t size,
 {
 	int fd, r;
 
-	if (enable_verity(s, tmp) < 0)
+	if (cfs_store_enable_verity(s, tmp) < 0)
 		return -1;
 	fd = openat(s->dirfd, tmp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -603,7 +381,7 @@ static int add_large(struct cfs_store *s, cfs_read_fn fn, void *opaque,
 
 	if (s->opts.no_verity || atomic_load(&s->verity_unsupported))
 		return add_large_hashed(s, fn, opaque, size, digest);
-	fd = tmp_create(s, &tmp);
+	fd = cfs_store_tmp_create(s, &tmp);
 	if (fd < 0)
 		return -1;
 	r = copy_stream(s, fn, opaque, size, fd);

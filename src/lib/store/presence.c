@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store-internal.h"
+#include "internal.h"
 #include "cfs/pool.h"
 #include "cfs/util.h"
 

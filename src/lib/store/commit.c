@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store-internal.h"
+#include "internal.h"
 #include "cfs/pool.h"
 #include "cfs/util.h"
 

@@ -9,10 +9,10 @@
  * left. One syncfs writes many files in one plugged pass; starting each
  * file's writeback on its own (sync_file_range per object) costs a device
  * kick per object and measured slower. After each pass the store's hooks
- * place the objects the pass made durable (store.c), so the commit finds
+ * place the objects the pass made durable (place.c), so the commit finds
  * few left to rename.
  */
-#include "writeback.h"
+#include "internal.h"
 
 #include <fcntl.h>
 #include <pthread.h>

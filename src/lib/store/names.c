@@ -145,3 +145,33 @@ int cfs_layout_lookup(const char *store, const char *query, char **path,
 	cfs_name_set_free(&set);
 	return r;
 }
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *cfs_layout_resolve(const char *store, const char *image, char **ref)
+{
+	size_t len = strlen(image);
+	bool pathlike = strchr(image, '/') ||
+			(len > 4 && !strcmp(image + len - 4, ".cfs"));
+	char *path = NULL;
+	int found;
+
+	*ref = NULL;
+	if (pathlike && is_regular(image)) {
+		path = realpath(image, NULL);
+		if (!path)
+			cfs_error("%s: %s", image, strerror(errno));
+		return path;
+	}
+	found = cfs_layout_lookup(store, image, &path, ref);
+	if (found == 0)
+		cfs_error("%s: neither an image name or id in %s nor a "
+			  "manifest file",
+			  image, store);
+	return path;
+}
