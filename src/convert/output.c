@@ -70,7 +70,7 @@ int convert_write_outputs(const struct convert_opts *o,
 		return cfs_write_file_atomic(o->output, manifest, len, 0644,
 					     atomic_flags(store, true));
 	}
-	res->manifest_path = cfs_layout_image_file(dir, id, ".cfs");
+	res->manifest_path = cfs_layout_image_file(dir, id, CFS_IMAGE_MANIFEST);
 	if (cfs_layout_write_image(dir, &li) < 0)
 		return -1;
 	if (name) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cfs-podman.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 static const char usage_text[] =
@@ -168,7 +169,7 @@ static int cmd_add(struct args *a)
 
 	/* a store ref doubles as the image's name unless --name is given */
 	if (!a->names && access(a->pos[1], F_OK) != 0 &&
-	    !strstr(a->pos[1], ".cfs"))
+	    !cfs_layout_manifest_name(a->pos[1]))
 		add.names = self;
 	if (cfs_podman_add(&a->o, &add, id) < 0) {
 		fprintf(stderr, TOOL ": %s: %s\n", a->pos[1],

@@ -177,7 +177,8 @@ static void find_users(struct fsck *c)
 		return;
 	for (size_t i = 0; i < c->inv.n_images; i++) {
 		struct users_ctx u = {c, c->inv.images[i].id};
-		char *path = cfs_layout_image_file(c->o->store, u.id, ".cfs");
+		char *path = cfs_layout_image_file(c->o->store, u.id,
+						   CFS_IMAGE_MANIFEST);
 
 		if (!c->inv.images[i].bad)
 			manifest_objects(path, note_user, &u);
@@ -191,11 +192,11 @@ static void check_images(struct fsck *c)
 {
 	for (size_t i = 0; i < c->inv.n_images; i++) {
 		const struct store_image *img = &c->inv.images[i];
-		char *rel = xasprintf("images/%s.cfs", img->id);
-		char *json =
-			cfs_layout_image_file(c->o->store, img->id, ".json");
+		char *rel = cfs_layout_image_rel(img->id, CFS_IMAGE_MANIFEST);
+		char *json = cfs_layout_image_file(c->o->store, img->id,
+						   CFS_IMAGE_CONFIG);
 		char *oci = cfs_layout_image_file(c->o->store, img->id,
-						  ".manifest.json");
+						  CFS_IMAGE_OCI_MANIFEST);
 
 		if (img->bad)
 			add_finding(c, "bad-manifest", rel,
@@ -209,7 +210,8 @@ static void check_images(struct fsck *c)
 		free(rel);
 	}
 	for (size_t i = 0; i < c->inv.n_dangling; i++) {
-		char *rel = xasprintf("refs/%s", c->inv.dangling[i].name);
+		char *rel = xasprintf(CFS_STORE_REFS "/%s",
+				      c->inv.dangling[i].name);
 
 		add_finding(c, "dangling-ref", rel,
 			    xstrdup(c->inv.dangling[i].why));
@@ -278,7 +280,8 @@ static void each_private_dir(const char *store,
 					mode_t banned, void *opaque),
 			     void *opaque)
 {
-	static const char *const named[] = {".tmp", "images", "refs", "layers"};
+	static const char *const named[] = {CFS_STORE_TMP, CFS_STORE_IMAGES,
+					    CFS_STORE_REFS, CFS_STORE_LAYERS};
 	char xx[3];
 
 	/*

@@ -50,12 +50,9 @@ static void gc_remove(struct gc *g, const char *rel)
 
 static void remove_image(struct gc *g, const struct store_image *img)
 {
-	static const char *const suffixes[] = {".cfs", ".json",
-					       ".manifest.json"};
-
 	/* the manifest first: side files without one are garbage too */
-	for (size_t i = 0; i < 3; i++) {
-		char *rel = xasprintf("images/%s%s", img->id, suffixes[i]);
+	for (int f = 0; f < CFS_IMAGE_N_FILES; f++) {
+		char *rel = cfs_layout_image_rel(img->id, f);
 		char *path = xasprintf("%s/%s", g->o->store, rel);
 
 		if (access(path, F_OK) == 0)

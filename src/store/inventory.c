@@ -4,10 +4,8 @@
  * refs naming them, the images registered with podman through cfs-podman
  * and the manifests mounted now (/proc/self/mountinfo).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <json-c/json.h>
 #include <libmount.h>
 #include <stdio.h>
@@ -42,7 +40,7 @@ struct store_image *inventory_find(struct inventory *inv, const char *id)
 
 static char *config_created(const char *store, const char *id)
 {
-	char *path = cfs_layout_image_file(store, id, ".json");
+	char *path = cfs_layout_image_file(store, id, CFS_IMAGE_CONFIG);
 	struct json_object *cfg = json_object_from_file(path);
 	struct json_object *c;
 	char *s = NULL;
@@ -55,32 +53,13 @@ static char *config_created(const char *store, const char *id)
 	return s;
 }
 
-static int load_images(struct inventory *inv)
+static void add_listed_image(const char *id, void *opaque)
 {
-	char *dir = cfs_layout_images_dir(inv->store);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char id[CFS_IMAGE_ID_LEN + 1];
+	struct inventory *inv = opaque;
+	struct store_image *img = add_image(inv, id);
 
-	if (!d && errno != ENOENT) {
-		cfs_error("%s: %s", dir, strerror(errno));
-		free(dir);
-		return -1;
-	}
-	free(dir);
-	while (d && (e = readdir(d)))
-		if (cfs_layout_manifest_id(e->d_name, id)) {
-			struct store_image *img = add_image(inv, id);
-
-			img->created = config_created(inv->store, id);
-		}
-	if (d)
-		closedir(d);
-	return 0;
+	img->created = config_created(inv->store, id);
 }
-
-static struct inventory *walk_inv; /* nftw has no opaque pointer */
-static size_t walk_prefix;
 
 static void add_dangling(struct inventory *inv, const char *name,
 			 const char *why)
@@ -92,54 +71,20 @@ static void add_dangling(struct inventory *inv, const char *name,
 	inv->n_dangling++;
 }
 
-static int visit_ref(const char *path, const struct stat *st, int type,
-		     struct FTW *ftw)
+static void add_listed_ref(const char *name, const char *id, const char *why,
+			   void *opaque)
 {
-	struct inventory *inv = walk_inv;
-	const char *name = path + walk_prefix;
-	char id[CFS_IMAGE_ID_LEN + 1];
-	struct store_image *img = NULL;
-	char *target;
-	enum cfs_ref_status rs;
+	struct inventory *inv = opaque;
+	struct store_image *img = id ? inventory_find(inv, id) : NULL;
 
-	if (type == FTW_D || type == FTW_DP)
-		return 0;
-	/* a ref being replaced by a converter: NAME.tmp.PID */
-	if (strstr(name, ".tmp."))
-		return 0;
-	rs = cfs_layout_resolve_ref(inv->store, name, &target);
-	if (rs != CFS_REF_OK) {
-		add_dangling(inv, name,
-			     rs == CFS_REF_BROKEN ? strerror(errno)
-						  : "not a valid ref name");
-		return 0;
-	}
-	if (cfs_layout_manifest_id(target, id))
-		img = inventory_find(inv, id);
 	if (img) {
 		img->refs = xrealloc(img->refs,
 				     (img->n_refs + 1) * sizeof(*img->refs));
 		img->refs[img->n_refs++] = xstrdup(name);
 	} else {
-		add_dangling(inv, name, "not a manifest of this store");
+		add_dangling(inv, name,
+			     why ? why : "not a manifest of this store");
 	}
-	free(target);
-	return 0;
-}
-
-static int load_refs(struct inventory *inv)
-{
-	char *refs = cfs_layout_refs_dir(inv->store);
-
-	walk_inv = inv;
-	walk_prefix = strlen(refs) + 1;
-	if (nftw(refs, visit_ref, 16, FTW_PHYS) < 0 && errno != ENOENT) {
-		cfs_error("%s: %s", refs, strerror(errno));
-		free(refs);
-		return -1;
-	}
-	free(refs);
-	return 0;
 }
 
 static void add_str(char ***arr, size_t n, const char *s)
@@ -271,7 +216,8 @@ static void mark_users(struct inventory *inv)
 {
 	for (size_t i = 0; i < inv->n_images; i++) {
 		struct store_image *img = &inv->images[i];
-		char *path = cfs_layout_image_file(inv->store, img->id, ".cfs");
+		char *path = cfs_layout_image_file(inv->store, img->id,
+						   CFS_IMAGE_MANIFEST);
 		char *real = realpath(path, NULL);
 
 		img->podman = has_str(inv->podman_ids, inv->n_podman, img->id);
@@ -291,7 +237,8 @@ int inventory_load_all(struct inventory *inv, const char *store, bool lenient)
 {
 	memset(inv, 0, sizeof(*inv));
 	inv->store = store;
-	if (load_images(inv) < 0 || load_refs(inv) < 0 ||
+	if (cfs_layout_each_image(store, add_listed_image, inv) < 0 ||
+	    cfs_layout_each_ref(store, add_listed_ref, inv) < 0 ||
 	    load_podman(inv, lenient) < 0 || load_mounts(inv) < 0)
 		return -1;
 	mark_users(inv);

@@ -31,20 +31,14 @@ static bool dead_temp(const char *name)
 /* images/ID.json or ID.manifest.json whose ID.cfs is gone. */
 static bool orphan_side_file(const char *store, const char *name)
 {
-	size_t len = strlen(name);
 	char id[CFS_IMAGE_ID_LEN + 1];
+	int f = cfs_layout_image_name(name, id);
 	char *cfs;
 	bool orphan;
 
-	if (len <= CFS_IMAGE_ID_LEN ||
-	    (strcmp(name + CFS_IMAGE_ID_LEN, ".json") &&
-	     strcmp(name + CFS_IMAGE_ID_LEN, ".manifest.json")))
+	if (f < 0 || f == CFS_IMAGE_MANIFEST)
 		return false;
-	memcpy(id, name, CFS_IMAGE_ID_LEN);
-	id[CFS_IMAGE_ID_LEN] = '\0';
-	if (!cfs_image_id_ok(id))
-		return false;
-	cfs = cfs_layout_image_file(store, id, ".cfs");
+	cfs = cfs_layout_image_file(store, id, CFS_IMAGE_MANIFEST);
 	orphan = access(cfs, F_OK) < 0 && errno == ENOENT;
 	free(cfs);
 	return orphan;
@@ -68,7 +62,7 @@ static void scan(const char *store, const char *sub, leftover_fn fn,
 	char *dir = xasprintf("%s/%s", store, sub);
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	bool images = !strcmp(sub, "images");
+	bool images = !strcmp(sub, CFS_STORE_IMAGES);
 
 	while (d && (e = readdir(d))) {
 		if (dead_temp(e->d_name) ||
@@ -93,6 +87,6 @@ void store_dead_leftovers(const char *store, leftover_fn fn, void *opaque)
 		cfs_gone_temps(fd, report_temp, &c);
 		close(fd);
 	}
-	scan(store, "images", fn, opaque);
-	scan(store, "layers", fn, opaque);
+	scan(store, CFS_STORE_IMAGES, fn, opaque);
+	scan(store, CFS_STORE_LAYERS, fn, opaque);
 }

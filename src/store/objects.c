@@ -164,7 +164,8 @@ int mark_images(struct inventory *inv, struct dset *set, bool roots_only)
 
 		if (roots_only && !image_is_root(img))
 			continue;
-		path = cfs_layout_image_file(inv->store, img->id, ".cfs");
+		path = cfs_layout_image_file(inv->store, img->id,
+					     CFS_IMAGE_MANIFEST);
 		img->bad = manifest_objects(path, mark_one, &c) < 0;
 		free(path);
 		if (img->bad && roots_only) {

@@ -21,7 +21,7 @@ static void visit_one(const char *store, const char *hex, record_fn fn,
 {
 	uint8_t diff_id[CFS_SHA256_SIZE];
 	struct cfs_layer *l = NULL;
-	char *name = xasprintf("layers/%s", hex);
+	char *name = cfs_layout_record_rel(hex);
 	char *path = xasprintf("%s/%s", store, name);
 
 	/* a DiffID's hex is an image id's: 64 lower-case digits */
@@ -35,7 +35,7 @@ static void visit_one(const char *store, const char *hex, record_fn fn,
 
 void store_walk_records(const char *store, record_fn fn, void *opaque)
 {
-	char *dir = xasprintf("%s/layers", store);
+	char *dir = cfs_layout_records_dir(store);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
@@ -62,7 +62,7 @@ static const char *diff_id_hex(struct json_object *ids, size_t i)
 static void store_image_records(const char *store, const char *id, record_fn fn,
 				void *opaque)
 {
-	char *path = cfs_layout_image_file(store, id, ".json");
+	char *path = cfs_layout_image_file(store, id, CFS_IMAGE_CONFIG);
 	struct json_object *cfg = json_object_from_file(path);
 	struct json_object *rootfs, *ids;
 	size_t n = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * store-layout: the one ref-name rule, ids, refs written/resolved/removed,
- * the store marker.
+ * store-layout: the one ref-name rule, ids, an image's file names, refs
+ * written/resolved/removed, the listing of images and refs, the marker.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -45,6 +45,51 @@ static void test_names(void)
 	free(over);
 }
 
+/* An image's three file names, made and parsed in one place. */
+static void test_image_files(void)
+{
+	char *id = repeat('b', CFS_IMAGE_ID_LEN), *up = repeat('B', 64);
+	char id_out[CFS_IMAGE_ID_LEN + 1], *name, *got;
+	static const char *const want[] = {".cfs", ".json", ".manifest.json"};
+
+	for (int f = 0; f < CFS_IMAGE_N_FILES; f++) {
+		char *rel = cfs_layout_image_rel(id, f);
+
+		name = xasprintf("%s%s", id, want[f]);
+		ok(!strncmp(rel, "images/", 7) && !strcmp(rel + 7, name),
+		   "file %d is images/ID%s", f, want[f]);
+		ok(cfs_layout_image_name(name, id_out) == f &&
+			   !strcmp(id_out, id),
+		   "ID%s parses back to file %d of that id", want[f], f);
+		free(name);
+		free(rel);
+	}
+	name = xasprintf("%s.cfs", up);
+	ok(cfs_layout_image_name(name, id_out) < 0,
+	   "an upper-case id is no image file");
+	free(name);
+	name = xasprintf("%s.tmp.12.AbCdEf", id);
+	ok(cfs_layout_image_name(name, id_out) < 0,
+	   "a file being replaced is no image file");
+	free(name);
+	got = cfs_layout_side_file("/x/y/img.cfs", CFS_IMAGE_CONFIG);
+	ok(got && !strcmp(got, "/x/y/img.json"), "X.cfs has its config X.json");
+	free(got);
+	got = cfs_layout_side_file("/x/y/img.cfs", CFS_IMAGE_OCI_MANIFEST);
+	ok(got && !strcmp(got, "/x/y/img.manifest.json"),
+	   "and its OCI manifest X.manifest.json");
+	free(got);
+	ok(!cfs_layout_side_file("/x/y/img.cfs.bak", CFS_IMAGE_CONFIG) &&
+		   !cfs_layout_side_file(".cfs", CFS_IMAGE_CONFIG),
+	   "a path not ending in NAME.cfs has no side files");
+	ok(cfs_layout_manifest_name("a.cfs") &&
+		   !cfs_layout_manifest_name("a.cfs.old") &&
+		   !cfs_layout_manifest_name("web.cfsx"),
+	   "a manifest file's name ends in .cfs");
+	free(up);
+	free(id);
+}
+
 static void test_refs(void)
 {
 	char dir[] = "/tmp/test-store-layout.XXXXXX";
@@ -76,7 +121,7 @@ static void test_refs(void)
 	   "a bad name is BAD_NAME");
 	ok(cfs_layout_write_ref(dir, "../escape", id) < 0,
 	   "a bad name is not written");
-	path = cfs_layout_image_file(dir, id, ".cfs");
+	path = cfs_layout_image_file(dir, id, CFS_IMAGE_MANIFEST);
 	unlink(path);
 	ok(cfs_layout_resolve_ref(dir, "repo/web:1", &got) == CFS_REF_BROKEN,
 	   "a ref to a removed manifest is BROKEN");
@@ -90,6 +135,89 @@ static void test_refs(void)
 	path = xasprintf("rm -rf %s", dir);
 	ok(system(path) == 0, "cleanup");
 	free(path);
+	free(id);
+}
+
+struct listed {
+	char *seen; /* "name=id-prefix|why;" for each ref, in any order */
+	int images;
+};
+
+static void list_ref(const char *name, const char *id, const char *why,
+		     void *opaque)
+{
+	struct listed *l = opaque;
+	char *old = l->seen;
+
+	l->seen = xasprintf("%s%s=%.4s%s;", old, name, id ? id : "",
+			    id ? "" : why);
+	free(old);
+}
+
+static void list_image(const char *id, void *opaque)
+{
+	((struct listed *)opaque)->images++;
+}
+
+static void symlink_at(const char *dir, const char *target, const char *name)
+{
+	char *path = xasprintf("%s/refs/%s", dir, name);
+
+	ok(symlink(target, path) == 0, "ref %s -> %s made", name, target);
+	free(path);
+}
+
+/* One listing of images and refs decides what is live for every tool. */
+static void test_listing(void)
+{
+	char dir[] = "/tmp/test-store-list.XXXXXX",
+	     other[] = "/tmp/test-o.XXXXXX";
+	char *id = repeat('c', CFS_IMAGE_ID_LEN), *path, *cmd;
+	struct cfs_layout_image img = {
+		.id = id,
+		.config = (const uint8_t *)"{}",
+		.config_len = 2,
+		.oci_manifest = (const uint8_t *)"{}",
+		.oci_manifest_len = 2,
+		.manifest = (const uint8_t *)"x",
+		.manifest_len = 1,
+		.side_flags = CFS_ATOMIC_NOSYNC,
+		.manifest_flags = CFS_ATOMIC_NOSYNC,
+	};
+	struct listed l = {xstrdup(""), 0};
+	const char *why;
+	char idout[CFS_IMAGE_ID_LEN + 1];
+
+	ok(mkdtemp(dir) && mkdtemp(other), "two scratch stores");
+	ok(cfs_layout_write_image(dir, &img) == 0 &&
+		   cfs_layout_write_image(other, &img) == 0,
+	   "the same image in both");
+	ok(cfs_layout_write_ref(dir, "a/web", id) == 0 &&
+		   cfs_layout_write_ref(dir, ".hidden", id) == 0,
+	   "a nested and a dot ref");
+	path = cfs_layout_image_file(other, id, CFS_IMAGE_MANIFEST);
+	symlink_at(dir, path, "elsewhere");
+	free(path);
+	symlink_at(dir, "../images/gone.cfs", "broken");
+	symlink_at(dir, "../images/x.cfs", "a/web.tmp.1.AbCdEf");
+	ok(cfs_layout_each_image(dir, list_image, &l) == 0 && l.images == 1,
+	   "one image listed");
+	ok(cfs_layout_each_ref(dir, list_ref, &l) == 0, "refs listed");
+	ok(strstr(l.seen, "a/web=cccc;") && strstr(l.seen, ".hidden=cccc;"),
+	   "live refs, a dot ref too, lead to the image: %s", l.seen);
+	ok(strstr(l.seen, "elsewhere=not a manifest of this store;") != NULL,
+	   "a ref to another store's manifest of the same id is not live");
+	ok(strstr(l.seen, "broken=No such file or directory;") != NULL,
+	   "a broken ref says why");
+	ok(!strstr(l.seen, ".tmp."), "a ref being replaced is not listed");
+	ok(cfs_layout_ref_image(dir, "a/web", idout, &why) &&
+		   !strcmp(idout, id) &&
+		   !cfs_layout_ref_image(dir, "elsewhere", idout, &why),
+	   "one ref alone is judged the same way");
+	cmd = xasprintf("rm -rf %s %s", dir, other);
+	ok(system(cmd) == 0, "cleanup");
+	free(cmd);
+	free(l.seen);
 	free(id);
 }
 
@@ -133,7 +261,9 @@ static void test_marker(void)
 int main(void)
 {
 	test_names();
+	test_image_files();
 	test_refs();
+	test_listing();
 	test_marker();
 	return tap_done();
 }

@@ -49,12 +49,41 @@ bool cfs_ref_name_ok(const char *name);
 /* 64 lowercase hex digits. */
 bool cfs_image_id_ok(const char *id);
 
+/* The store's directories, by their names relative to the store. */
+#define CFS_STORE_IMAGES "images"
+#define CFS_STORE_REFS "refs"
+#define CFS_STORE_LAYERS "layers"
+#define CFS_STORE_TMP ".tmp"
+#define CFS_STORE_DAMAGED "damaged"
+#define CFS_STORE_LOCK ".lock"
+
 char *cfs_layout_ref_path(const char *store, const char *name);
 char *cfs_layout_refs_dir(const char *store);
 char *cfs_layout_images_dir(const char *store);
-/* STORE/images/ID + suffix (".cfs", ".json", ".manifest.json"). */
+/* An image's files in images/, the manifest first (removed first). */
+enum cfs_image_file {
+	CFS_IMAGE_MANIFEST,	/* ID.cfs */
+	CFS_IMAGE_CONFIG,	/* ID.json */
+	CFS_IMAGE_OCI_MANIFEST, /* ID.manifest.json */
+	CFS_IMAGE_N_FILES,
+};
+/* STORE/images/ID.cfs and its side files. */
 char *cfs_layout_image_file(const char *store, const char *id,
-			    const char *suffix);
+			    enum cfs_image_file f);
+/* The same, relative to the store: "images/ID.cfs". */
+char *cfs_layout_image_rel(const char *id, enum cfs_image_file f);
+/* Whether path names a manifest file: it ends in ".cfs". */
+bool cfs_layout_manifest_name(const char *path);
+/*
+ * File f beside the manifest path X.cfs (X.json, X.manifest.json), as
+ * oci2cfs writes them; NULL if path does not end in ".cfs".
+ */
+char *cfs_layout_side_file(const char *manifest, enum cfs_image_file f);
+/*
+ * Which of an image's files name (a name in images/) is, with its id in
+ * id (65 bytes); -1 for any other name.
+ */
+int cfs_layout_image_name(const char *name, char *id);
 
 /*
  * The id of a manifest path ".../images/ID.cfs" (id: 65 bytes), or false
@@ -68,6 +97,34 @@ struct cfs_layout_image {
 	size_t config_len, oci_manifest_len, manifest_len;
 	int side_flags, manifest_flags; /* CFS_ATOMIC_* */
 };
+
+/*
+ * The layer cache record of the layer whose DiffID is sha256:HEX:
+ * STORE/layers/HEX, and the same relative to the store.
+ */
+char *cfs_layout_record_path(const char *store, const char *hex);
+char *cfs_layout_record_rel(const char *hex);
+char *cfs_layout_records_dir(const char *store);
+
+/*
+ * What the store holds beside its objects (listing.c): fn for the id of
+ * each manifest in images/, or for each ref under refs/ but files being
+ * replaced, with the id of the image it leads to, or NULL and why not (a
+ * ref counts only if it leads to this store's own images/ID.cfs). Both
+ * return -1 after a message if a directory cannot be read (a missing
+ * images/ or refs/ is empty), having still listed what they could.
+ */
+/*
+ * Whether ref name is live: it leads to this store's own images/ID.cfs
+ * (id filled); else *why says why not.
+ */
+bool cfs_layout_ref_image(const char *store, const char *name, char *id,
+			  const char **why);
+typedef void (*cfs_image_fn)(const char *id, void *opaque);
+int cfs_layout_each_image(const char *store, cfs_image_fn fn, void *opaque);
+typedef void (*cfs_ref_fn)(const char *name, const char *id, const char *why,
+			   void *opaque);
+int cfs_layout_each_ref(const char *store, cfs_ref_fn fn, void *opaque);
 
 /* Writes images/ID.{json,manifest.json,cfs}; identical files are kept. */
 int cfs_layout_write_image(const char *store,

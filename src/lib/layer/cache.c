@@ -52,7 +52,7 @@ static char *record_path(struct cfs_store *s,
 	char hex[65];
 
 	cfs_hex(hex, diff_id, 32);
-	return xasprintf("%s/layers/%s", cfs_store_dir(s), hex);
+	return cfs_layout_record_path(cfs_store_dir(s), hex);
 }
 
 /* Encoding */

@@ -51,10 +51,8 @@ static bool rfc3339(const char *s)
 
 static int read_side_files(struct psrc *s)
 {
-	size_t len = strlen(s->manifest);
-	char *base = xstrndup(s->manifest, len - 4);
-	char *cfg = xasprintf("%s.json", base);
-	char *oci = xasprintf("%s.manifest.json", base);
+	char *cfg = cfs_layout_side_file(s->manifest, CFS_IMAGE_CONFIG);
+	char *oci = cfs_layout_side_file(s->manifest, CFS_IMAGE_OCI_MANIFEST);
 	int r = -1;
 
 	if (cfs_read_file(cfg, &s->config, &s->config_len) == 0 &&
@@ -64,7 +62,6 @@ static int read_side_files(struct psrc *s)
 		cfs_error_prefix(
 			"the image's config and OCI manifest must be "
 			"beside its manifest (as oci2cfs writes them)");
-	free(base);
 	free(cfg);
 	free(oci);
 	return r;
@@ -153,8 +150,7 @@ int psrc_load(struct psrc *s, const char *store, const char *image)
 	s->manifest = cfs_layout_resolve(store, image, &s->ref);
 	if (!s->manifest)
 		return -1;
-	if (strlen(s->manifest) < 5 ||
-	    strcmp(s->manifest + strlen(s->manifest) - 4, ".cfs")) {
+	if (!cfs_layout_manifest_name(s->manifest)) {
 		cfs_error("%s: a manifest's name must end in .cfs", image);
 		goto fail;
 	}

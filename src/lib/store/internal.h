@@ -8,11 +8,12 @@
  * struct below, the temp files' names or the commit protocol.
  *
  * Within the room, files depend on each other in one direction only:
- *   objects.c  -> temps.c, place.c, commit.c, verify.c, writeback.c,
+ *   objects.c -> temps.c, place.c, commit.c, verify.c, writeback.c,
  *                 marker.c, layout.c
  *   presence.c -> objects.c
  *   commit.c, temps.c -> place.c
- *   names.c, verify.c -> layout.c;  undo.c -> names.c, layout.c
+ *   names.c -> listing.c, layout.c;  undo.c -> names.c, layout.c
+ *   listing.c, verify.c -> layout.c
  *   lock.c -> marker.c
  *   layout.c, marker.c, place.c, writeback.c: leaves
  * and out of the room only down, to the base (cfs/util.h, cfs/escape.h,

@@ -46,37 +46,88 @@ bool cfs_image_id_ok(const char *id)
 
 char *cfs_layout_ref_path(const char *store, const char *name)
 {
-	return xasprintf("%s/refs/%s", store, name);
+	return xasprintf("%s/" CFS_STORE_REFS "/%s", store, name);
 }
 
 char *cfs_layout_refs_dir(const char *store)
 {
-	return xasprintf("%s/refs", store);
+	return xasprintf("%s/" CFS_STORE_REFS, store);
 }
 
 char *cfs_layout_images_dir(const char *store)
 {
-	return xasprintf("%s/images", store);
+	return xasprintf("%s/" CFS_STORE_IMAGES, store);
 }
 
-char *cfs_layout_image_file(const char *store, const char *id,
-			    const char *suffix)
+char *cfs_layout_record_path(const char *store, const char *hex)
 {
-	return xasprintf("%s/images/%s%s", store, id, suffix);
+	return xasprintf("%s/" CFS_STORE_LAYERS "/%s", store, hex);
+}
+
+char *cfs_layout_record_rel(const char *hex)
+{
+	return xasprintf(CFS_STORE_LAYERS "/%s", hex);
+}
+
+char *cfs_layout_records_dir(const char *store)
+{
+	return xasprintf("%s/" CFS_STORE_LAYERS, store);
+}
+
+static const char *const image_suffix[CFS_IMAGE_N_FILES] = {
+	[CFS_IMAGE_MANIFEST] = ".cfs",
+	[CFS_IMAGE_CONFIG] = ".json",
+	[CFS_IMAGE_OCI_MANIFEST] = ".manifest.json",
+};
+
+char *cfs_layout_image_file(const char *store, const char *id,
+			    enum cfs_image_file f)
+{
+	return xasprintf("%s/" CFS_STORE_IMAGES "/%s%s", store, id,
+			 image_suffix[f]);
+}
+
+char *cfs_layout_image_rel(const char *id, enum cfs_image_file f)
+{
+	return xasprintf(CFS_STORE_IMAGES "/%s%s", id, image_suffix[f]);
+}
+
+bool cfs_layout_manifest_name(const char *path)
+{
+	size_t len = strlen(path), n = strlen(image_suffix[0]);
+
+	return len > n && !strcmp(path + len - n, image_suffix[0]);
+}
+
+char *cfs_layout_side_file(const char *manifest, enum cfs_image_file f)
+{
+	size_t n = strlen(manifest) - strlen(image_suffix[0]);
+
+	if (!cfs_layout_manifest_name(manifest))
+		return NULL;
+	return xasprintf("%.*s%s", (int)n, manifest, image_suffix[f]);
+}
+
+int cfs_layout_image_name(const char *name, char *id)
+{
+	if (strlen(name) <= CFS_IMAGE_ID_LEN)
+		return -1;
+	memcpy(id, name, CFS_IMAGE_ID_LEN);
+	id[CFS_IMAGE_ID_LEN] = '\0';
+	if (!cfs_image_id_ok(id))
+		return -1;
+	for (int f = 0; f < CFS_IMAGE_N_FILES; f++)
+		if (!strcmp(name + CFS_IMAGE_ID_LEN, image_suffix[f]))
+			return f;
+	return -1;
 }
 
 bool cfs_layout_manifest_id(const char *path, char *id)
 {
 	const char *base = strrchr(path, '/');
-	size_t len;
 
 	base = base ? base + 1 : path;
-	len = strlen(base);
-	if (len != CFS_IMAGE_ID_LEN + 4 || strcmp(base + len - 4, ".cfs"))
-		return false;
-	memcpy(id, base, CFS_IMAGE_ID_LEN);
-	id[CFS_IMAGE_ID_LEN] = '\0';
-	return cfs_image_id_ok(id);
+	return cfs_layout_image_name(base, id) == CFS_IMAGE_MANIFEST;
 }
 
 /* Whether the file at path holds exactly data (read in small chunks). */
@@ -117,10 +168,10 @@ static int write_unless_same(const char *path, const uint8_t *data, size_t len,
 }
 
 static int write_image_file(const char *store, const char *id,
-			    const char *suffix, const uint8_t *data, size_t len,
-			    int flags)
+			    enum cfs_image_file f, const uint8_t *data,
+			    size_t len, int flags)
 {
-	char *path = cfs_layout_image_file(store, id, suffix);
+	char *path = cfs_layout_image_file(store, id, f);
 	int r = write_unless_same(path, data, len, flags);
 
 	free(path);
@@ -135,16 +186,18 @@ int cfs_layout_write_image(const char *store,
 
 	free(images);
 	if (r == 0)
-		r = write_image_file(store, img->id, ".json", img->config,
-				     img->config_len, img->side_flags);
+		r = write_image_file(store, img->id, CFS_IMAGE_CONFIG,
+				     img->config, img->config_len,
+				     img->side_flags);
 	if (r == 0)
-		r = write_image_file(store, img->id, ".manifest.json",
+		r = write_image_file(store, img->id, CFS_IMAGE_OCI_MANIFEST,
 				     img->oci_manifest, img->oci_manifest_len,
 				     img->side_flags);
 	/* The manifest last: a manifest always has its side files. */
 	if (r == 0)
-		r = write_image_file(store, img->id, ".cfs", img->manifest,
-				     img->manifest_len, img->manifest_flags);
+		r = write_image_file(store, img->id, CFS_IMAGE_MANIFEST,
+				     img->manifest, img->manifest_len,
+				     img->manifest_flags);
 	return r;
 }
 
@@ -161,19 +214,21 @@ static int check_ref_name(const char *name)
 
 int cfs_layout_write_ref(const char *store, const char *name, const char *id)
 {
-	char *path, *parent;
+	char *path, *parent, *rel;
 	struct cfs_buf target = {0};
 	int r = -1;
 
 	if (check_ref_name(name) < 0)
 		return -1;
 	path = cfs_layout_ref_path(store, name);
+	/* ../images/ID.cfs from refs/, one more ../ per directory of name */
 	for (const char *p = name; *p; p++)
 		if (*p == '/')
 			cfs_buf_append(&target, "../", 3);
-	cfs_buf_append(&target, "../images/", 10);
-	cfs_buf_append(&target, id, strlen(id));
-	cfs_buf_append(&target, ".cfs", 5);
+	rel = cfs_layout_image_rel(id, CFS_IMAGE_MANIFEST);
+	cfs_buf_append(&target, "../", 3);
+	cfs_buf_append(&target, rel, strlen(rel) + 1);
+	free(rel);
 	parent = xstrndup(path, (size_t)(strrchr(path, '/') - path));
 	if (cfs_mkdir_p(parent, CFS_STORE_DIR_MODE) == 0)
 		r = cfs_symlink_replace((char *)target.data, path);
@@ -240,14 +295,15 @@ enum cfs_ref_status cfs_layout_resolve_ref(const char *store, const char *name,
 
 int cfs_layout_move_aside_at(int dirfd, const char *rel)
 {
-	char *to = xasprintf("damaged/%s.%ld.%d", rel, (long)time(NULL),
-			     (int)getpid());
+	char *to = xasprintf(CFS_STORE_DAMAGED "/%s.%ld.%d", rel,
+			     (long)time(NULL), (int)getpid());
 	int r;
 
-	for (char *p = to + strlen("damaged/"); *p; p++)
+	for (char *p = to + strlen(CFS_STORE_DAMAGED "/"); *p; p++)
 		if (*p == '/')
 			*p = '-';
-	if (mkdirat(dirfd, "damaged", 0700) < 0 && errno != EEXIST)
+	if (mkdirat(dirfd, CFS_STORE_DAMAGED, CFS_STORE_DIR_MODE) < 0 &&
+	    errno != EEXIST)
 		r = -1;
 	else
 		r = renameat(dirfd, rel, dirfd, to);

@@ -53,7 +53,7 @@ int cfs_store_lock(const char *store, bool exclusive)
 
 	if (marked < 0)
 		return -1; /* a newer layout, or a file that is no marker */
-	path = xasprintf("%s/.lock", store);
+	path = xasprintf("%s/" CFS_STORE_LOCK, store);
 	fd = open_lock(store, path, marked > 0);
 	if (fd < 0) {
 		cfs_error("%s: %s", path, strerror(errno));

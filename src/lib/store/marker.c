@@ -100,7 +100,7 @@ int cfs_store_mark(const char *store)
 bool cfs_store_shaped(const char *store)
 {
 	char *images = xasprintf("%s/images", store);
-	char *lock = xasprintf("%s/.lock", store);
+	char *lock = xasprintf("%s/" CFS_STORE_LOCK, store);
 	struct stat st;
 	bool r = lstat(images, &st) == 0 && S_ISDIR(st.st_mode) &&
 		 lstat(lock, &st) == 0 && S_ISREG(st.st_mode);

@@ -2,9 +2,7 @@
 /* The store's refs and manifests as names and ids to resolve (image-name.h). */
 #include "cfs/image-name.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,87 +10,31 @@
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
-#define MAX_REF_DEPTH 64
-
-/* A ref counts if it leads to this store's images/ID.cfs. */
-static void add_ref(const char *store, const char *name,
-		    struct cfs_name_set *set)
+static void add_ref(const char *name, const char *id, const char *why,
+		    void *set)
 {
-	char id[CFS_IMAGE_ID_LEN + 1];
-	char *target, *own = NULL, *real = NULL;
-
-	if (cfs_layout_resolve_ref(store, name, &target) != CFS_REF_OK)
-		return;
-	if (cfs_layout_manifest_id(target, id)) {
-		own = cfs_layout_image_file(store, id, ".cfs");
-		real = realpath(own, NULL);
-	}
-	if (real && !strcmp(real, target))
+	if (id)
 		cfs_name_set_add(set, name, id);
-	free(real);
-	free(own);
-	free(target);
 }
 
-/* refs/REL/...: rel NULL for refs/ itself. */
-static void add_refs(const char *store, const char *rel,
-		     struct cfs_name_set *set, int depth)
+static void add_image(const char *id, void *set)
 {
-	char *refs = cfs_layout_refs_dir(store);
-	char *dir = rel ? xasprintf("%s/%s", refs, rel) : xstrdup(refs);
-	DIR *d = depth < MAX_REF_DEPTH ? opendir(dir) : NULL;
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		struct stat st;
-		char *name;
-
-		/* dot files, and refs being replaced (NAME.tmp.PID) */
-		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp."))
-			continue;
-		name = rel ? xasprintf("%s/%s", rel, e->d_name)
-			   : xstrdup(e->d_name);
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
-			    0 &&
-		    S_ISDIR(st.st_mode))
-			add_refs(store, name, set, depth + 1);
-		else
-			add_ref(store, name, set);
-		free(name);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	free(refs);
+	cfs_name_set_add(set, NULL, id);
 }
 
-static void add_images(const char *store, struct cfs_name_set *set)
-{
-	char *dir = cfs_layout_images_dir(store);
-	DIR *d = opendir(dir);
-	char id[CFS_IMAGE_ID_LEN + 1];
-	struct dirent *e;
-
-	while (d && (e = readdir(d)))
-		if (cfs_layout_manifest_id(e->d_name, id))
-			cfs_name_set_add(set, NULL, id);
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
+/* Names as the store lists them; a directory it cannot read names nothing. */
 void cfs_layout_names(const char *store, struct cfs_name_set *set)
 {
 	memset(set, 0, sizeof(*set));
-	add_refs(store, NULL, set, 0);
-	add_images(store, set);
+	(void)cfs_layout_each_ref(store, add_ref, set);
+	(void)cfs_layout_each_image(store, add_image, set);
 }
 
 /* *path (and *ref) for what m names; 1, or -1 after cfs_error(). */
 static int answer(const char *store, const struct cfs_name_match *m,
 		  char **path, char **ref)
 {
-	char *file = cfs_layout_image_file(store, m->id, ".cfs");
+	char *file = cfs_layout_image_file(store, m->id, CFS_IMAGE_MANIFEST);
 
 	*path = realpath(file, NULL);
 	if (!*path)
@@ -105,26 +47,20 @@ static int answer(const char *store, const struct cfs_name_match *m,
 /*
  * Podman tries the name as typed right after a full id, so a ref of that
  * name answers without reading every ref of the store (a mount by name).
- * Names the walk passes over (dot files, NAME.tmp.PID) are left to it.
+ * Names the walk passes over (NAME.tmp.PID) are left to it.
  */
 static int lookup_exact(const char *store, const char *query, char **path,
 			char **ref)
 {
-	struct cfs_name_set one = {0};
-	struct cfs_name_match m;
-	int r = 0;
+	char id[CFS_IMAGE_ID_LEN + 1];
+	struct cfs_name_match m = {.name = query, .id = id};
+	const char *why;
 
 	if (cfs_image_id_ok(query) || !strncmp(query, "sha256:", 7) ||
-	    query[0] == '.' || strstr(query, "/.") || strstr(query, ".tmp."))
+	    strstr(query, ".tmp.") ||
+	    !cfs_layout_ref_image(store, query, id, &why))
 		return 0;
-	add_ref(store, query, &one);
-	if (one.n == 1) {
-		m.id = one.entries[0].id;
-		m.name = one.entries[0].name;
-		r = answer(store, &m, path, ref);
-	}
-	cfs_name_set_free(&one);
-	return r;
+	return answer(store, &m, path, ref);
 }
 
 int cfs_layout_lookup(const char *store, const char *query, char **path,
@@ -155,9 +91,7 @@ static bool is_regular(const char *path)
 
 char *cfs_layout_resolve(const char *store, const char *image, char **ref)
 {
-	size_t len = strlen(image);
-	bool pathlike = strchr(image, '/') ||
-			(len > 4 && !strcmp(image + len - 4, ".cfs"));
+	bool pathlike = strchr(image, '/') || cfs_layout_manifest_name(image);
 	char *path = NULL;
 	int found;
 

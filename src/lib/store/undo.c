@@ -30,7 +30,7 @@ void cfs_layout_undo_save(struct cfs_layout_undo *u, const char *store,
 		id += 7;
 	u->store = xstrdup(store);
 	u->id = xstrdup(id);
-	manifest = cfs_layout_image_file(store, id, ".cfs");
+	manifest = cfs_layout_image_file(store, id, CFS_IMAGE_MANIFEST);
 	u->had_image = access(manifest, F_OK) == 0;
 	free(manifest);
 	if (ref && cfs_ref_name_ok(ref)) {
@@ -84,13 +84,11 @@ static bool has_ref(const char *store, const char *id)
 
 int cfs_layout_remove_image(const char *store, const char *id)
 {
-	static const char *const suffixes[] = {".cfs", ".json",
-					       ".manifest.json"};
 	int r = 0;
 
 	/* the manifest first: side files without one are garbage for gc */
-	for (size_t i = 0; i < 3; i++) {
-		char *path = cfs_layout_image_file(store, id, suffixes[i]);
+	for (int f = 0; f < CFS_IMAGE_N_FILES; f++) {
+		char *path = cfs_layout_image_file(store, id, f);
 
 		if (unlink(path) < 0 && errno != ENOENT) {
 			cfs_error("%s: %s", path, strerror(errno));
