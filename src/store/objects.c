@@ -14,21 +14,6 @@
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
 
-/* "xx/yyyy..." (62 hex digits after the slash) to a digest. */
-static bool parse_object_path(const char *p, size_t len, uint8_t *digest)
-{
-	char hex[2 * CFS_DIGEST_SIZE];
-
-	if (len != CFS_OBJECT_PATH_LEN || p[2] != '/')
-		return false;
-	memcpy(hex, p, 2);
-	memcpy(hex + 2, p + 3, 2 * CFS_DIGEST_SIZE - 2);
-	for (size_t i = 0; i < sizeof(hex); i++)
-		if (!strchr("0123456789abcdef", hex[i]) || !hex[i])
-			return false;
-	return cfs_unhex(digest, hex, CFS_DIGEST_SIZE) == 0;
-}
-
 int manifest_objects(const char *path, manifest_object_fn fn, void *opaque)
 {
 	struct cfs_image img;
@@ -41,8 +26,8 @@ int manifest_objects(const char *path, manifest_object_fn fn, void *opaque)
 		cfs_image_get_inode(&img, i, &ino);
 		if (!S_ISREG(ino.mode) || !ino.vdata_len)
 			continue;
-		if (parse_object_path((const char *)ino.vdata, ino.vdata_len,
-				      digest))
+		if (cfs_layout_object_digest((const char *)ino.vdata,
+					     ino.vdata_len, digest))
 			fn(digest, ino.size, opaque);
 	}
 	cfs_image_close(&img);
@@ -95,7 +80,7 @@ static int walk_bucket(int storefd, const char *bucket, const struct walk *w)
 		snprintf(path, sizeof(path), "%s/%.*s", bucket,
 			 (int)(sizeof(path) - 4), e->d_name);
 		if (len != CFS_OBJECT_PATH_LEN - 3 ||
-		    !parse_object_path(path, strlen(path), o.digest) ||
+		    !cfs_layout_object_digest(path, strlen(path), o.digest) ||
 		    !regular(dirfd(d), e, w, &o.size)) {
 			if (w->stray) {
 				char *full =

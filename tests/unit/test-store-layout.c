@@ -13,6 +13,7 @@
 #include "cfs/store-layout.h"
 #include "tap.h"
 #include "cfs/util.h"
+#include "cfs/verity.h"
 
 static char *repeat(char c, size_t n)
 {
@@ -43,6 +44,31 @@ static void test_names(void)
 	   CFS_REF_NAME_MAX + 1);
 	free(max);
 	free(over);
+}
+
+/* Object paths: "xx/" and 62 lowercase hex digits, parsed in one place. */
+static void test_object_names(const char *hex)
+{
+	uint8_t digest[CFS_DIGEST_SIZE], back[CFS_DIGEST_SIZE];
+	char path[CFS_OBJECT_PATH_LEN + 1], bad[CFS_OBJECT_PATH_LEN + 1];
+
+	cfs_unhex(digest, hex, CFS_DIGEST_SIZE);
+	digest[0] = 0x0a;
+	cfs_object_path(path, digest);
+	ok(cfs_layout_object_digest(path, strlen(path), back) &&
+		   !memcmp(back, digest, sizeof(back)),
+	   "%s parses back to its digest", path);
+	memcpy(bad, path, sizeof(bad));
+	bad[5] = 'B';
+	ok(!cfs_layout_object_digest(bad, strlen(bad), back),
+	   "upper case is no object name");
+	memcpy(bad, path, sizeof(bad));
+	bad[2] = 'b';
+	ok(!cfs_layout_object_digest(bad, strlen(bad), back),
+	   "an object path has its slash after two digits");
+	ok(!cfs_layout_object_digest(path, strlen(path) - 1, back) &&
+		   !cfs_layout_object_digest("0a/bb", 5, back),
+	   "a shorter path is no object name");
 }
 
 /* An image's three file names, made and parsed in one place. */
@@ -86,6 +112,7 @@ static void test_image_files(void)
 		   !cfs_layout_manifest_name("a.cfs.old") &&
 		   !cfs_layout_manifest_name("web.cfsx"),
 	   "a manifest file's name ends in .cfs");
+	test_object_names(id);
 	free(up);
 	free(id);
 }

@@ -48,6 +48,12 @@
 bool cfs_ref_name_ok(const char *name);
 /* 64 lowercase hex digits. */
 bool cfs_image_id_ok(const char *id);
+/*
+ * The digest an object path names: "xx/" and 62 lowercase hex digits
+ * (len bytes, not NUL-terminated), as cfs_object_path makes it; false for
+ * any other string.
+ */
+bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest);
 
 /* The store's directories, by their names relative to the store. */
 #define CFS_STORE_IMAGES "images"

@@ -13,6 +13,7 @@
 
 #include "cfs/escape.h"
 #include "cfs/util.h"
+#include "cfs/verity.h"
 
 bool cfs_ref_name_ok(const char *name)
 {
@@ -37,11 +38,32 @@ bool cfs_ref_name_ok(const char *name)
 	return true;
 }
 
+/* n lowercase hex digits: the store's names never have upper case. */
+static bool lower_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
 bool cfs_image_id_ok(const char *id)
 {
-	size_t n = strspn(id, "0123456789abcdef");
+	return strnlen(id, CFS_IMAGE_ID_LEN + 1) == CFS_IMAGE_ID_LEN &&
+	       lower_hex(id, CFS_IMAGE_ID_LEN);
+}
 
-	return n == CFS_IMAGE_ID_LEN && id[n] == '\0';
+bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest)
+{
+	char hex[2 * CFS_DIGEST_SIZE];
+
+	if (len != CFS_OBJECT_PATH_LEN || path[2] != '/' ||
+	    !lower_hex(path, 2) || !lower_hex(path + 3, sizeof(hex) - 2))
+		return false;
+	memcpy(hex, path, 2);
+	memcpy(hex + 2, path + 3, sizeof(hex) - 2);
+	return cfs_unhex(digest, hex, CFS_DIGEST_SIZE) == 0;
 }
 
 char *cfs_layout_ref_path(const char *store, const char *name)

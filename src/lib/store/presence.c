@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,10 +26,10 @@
 
 #include "internal.h"
 #include "cfs/pool.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 #define FANOUTS 256
-#define NAME_LEN (2 * CFS_DIGEST_SIZE - 2)
 /*
  * On a cold cache, looking one object up reads a directory block or two
  * and the block of its inode; listing its directory reads every block of
@@ -127,14 +128,14 @@ static void list_fanout(struct presence *p, int f, bool *found)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
+		char path[CFS_OBJECT_PATH_LEN + 1];
 		digest_t key;
 		const digest_t *hit;
+		int len =
+			snprintf(path, sizeof(path), "%s/%s", name, e->d_name);
 
-		/* the store's names are lowercase; no other name is its */
-		key[0] = (uint8_t)f;
-		if (e->d_type != DT_REG || strlen(e->d_name) != NAME_LEN ||
-		    cfs_unhex(key + 1, e->d_name, CFS_DIGEST_SIZE - 1) < 0 ||
-		    strpbrk(e->d_name, "ABCDEF"))
+		if (e->d_type != DT_REG ||
+		    !cfs_layout_object_digest(path, (size_t)len, key))
 			continue;
 		hit = bsearch(key, want, n, sizeof(*want), digest_cmp);
 		if (hit)
