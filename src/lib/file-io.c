@@ -13,7 +13,7 @@
 
 #include "cfs/error.h"
 #include "cfs/mem.h"
-#include "cfs/verity.h"
+#include "cfs/verity-ioctl.h"
 
 static int read_fd_all(int fd, const char *path, struct cfs_buf *b)
 {
@@ -122,7 +122,7 @@ static int enable_verity_on(const char *tmp, int flags)
 
 	if (fd < 0)
 		return -1;
-	r = cfs_verity_enable(fd);
+	r = cfs_verity_enable_errno(fd);
 	close(fd);
 	if (r < 0 && !(flags & CFS_ATOMIC_REQUIRE_VERITY) &&
 	    (errno == EOPNOTSUPP || errno == ENOTTY || errno == EINVAL))

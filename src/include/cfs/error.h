@@ -26,7 +26,8 @@
  *   cfs_error() (cfs_layer_cache_load, cfs_layer_cache_read).
  * - An enum when callers act on why (cfs_layout_resolve_ref), no message.
  * - System-call wrappers whose callers add the subject or act on errno:
- *   -1 with errno (cfs_write_all, cfs_verity_measure, cfs_verity_enable),
+ *   -1 with errno (cfs_write_all, cfs_verity_measure,
+ *   cfs_verity_enable_errno),
  *   or -errno where libfsverity's read-callback contract is followed
  *   (cfs_read_exact, cfs_read_fn and its two implementations).
  * - Value parsers without a subject return the value or -1, no message
