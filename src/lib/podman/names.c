@@ -12,12 +12,9 @@
 #include <unistd.h>
 
 #include "cfs/image-name.h"
-#include "conf.h"
+#include "containers/conf.h"
 #include "internal.h"
 #include "cfs/util.h"
-
-#define DEFAULT_STORAGE_CONF "/etc/containers/storage.conf"
-#define DEFAULT_GRAPHROOT "/var/lib/containers/storage"
 
 char *pname_normalize(const char *name)
 {
@@ -29,59 +26,6 @@ char *pname_normalize(const char *name)
 	out = cfs_name_format(&ref, "localhost");
 	cfs_name_ref_free(&ref);
 	return out;
-}
-
-const char *cfs_podman_storage_conf(const struct cfs_podman_opts *o)
-{
-	const char *env = getenv("CONTAINERS_STORAGE_CONF");
-
-	if (o->storage_conf)
-		return o->storage_conf;
-	return env && *env ? env : DEFAULT_STORAGE_CONF;
-}
-
-/* podman's storage settings: graphroot, driver, additional image stores. */
-struct pconf {
-	char *graphroot, *driver;
-	struct pconf_key ais;
-};
-
-static char *conf_string(const uint8_t *text, size_t len, const char *table,
-			 const char *key, const char *def)
-{
-	struct pconf_key k;
-	char *v = NULL;
-
-	if (pconf_find((const char *)text, len, table, key, &k) == 1 &&
-	    k.n == 1 && !k.is_array && k.values[0][0])
-		v = xstrdup(k.values[0]);
-	pconf_key_free(&k);
-	return v ? v : xstrdup(def);
-}
-
-static void pconf_load(const struct cfs_podman_opts *o, struct pconf *c)
-{
-	uint8_t *text = NULL;
-	size_t len = 0;
-
-	memset(c, 0, sizeof(*c));
-	/* an unreadable storage.conf means podman's defaults */
-	if (cfs_read_file(cfs_podman_storage_conf(o), &text, &len) < 0)
-		len = 0;
-	c->graphroot = conf_string(text, len, "storage", "graphroot",
-				   DEFAULT_GRAPHROOT);
-	c->driver = conf_string(text, len, "storage", "driver", "overlay");
-	if (pconf_find(text ? (const char *)text : "", len, "storage.options",
-		       "additionalimagestores", &c->ais) < 0)
-		memset(&c->ais, 0, sizeof(c->ais));
-	free(text);
-}
-
-static void pconf_free(struct pconf *c)
-{
-	free(c->graphroot);
-	free(c->driver);
-	pconf_key_free(&c->ais);
 }
 
 /* Loads a JSON array under a read lock of its store, or NULL. */
@@ -148,12 +92,12 @@ char *pname_used(struct pstore *p, const struct cfs_podman_opts *o,
 		 const char *name, const char *except_id)
 {
 	const char *id = image_with_name(p->images, name, except_id);
-	struct pconf c;
+	struct containers_storage c;
 	char *where = NULL;
 
 	if (id)
 		return xasprintf("this store %s (image %.12s)", p->root, id);
-	pconf_load(o, &c);
+	containers_storage_load(cfs_podman_storage_conf(o), &c);
 	where = used_in(c.graphroot, c.driver, name);
 	for (size_t i = 0; i < c.ais.n && !where; i++) {
 		char *real = realpath(c.ais.values[i], NULL);
@@ -162,7 +106,7 @@ char *pname_used(struct pstore *p, const struct cfs_podman_opts *o,
 			where = used_in(c.ais.values[i], c.driver, name);
 		free(real);
 	}
-	pconf_free(&c);
+	containers_storage_free(&c);
 	return where;
 }
 
@@ -189,12 +133,12 @@ static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
 			  const char *field, const char *value,
 			  char *(*describe)(struct json_object *e))
 {
-	struct pconf c;
+	struct containers_storage c;
 	char *dir, *who = NULL;
 	struct json_object *arr;
 	size_t n;
 
-	pconf_load(o, &c);
+	containers_storage_load(cfs_podman_storage_conf(o), &c);
 	dir = xasprintf("%s-%s", c.driver, kind);
 	arr = load_locked(c.graphroot, dir, kind);
 	n = arr ? json_object_array_length(arr) : 0;
@@ -207,7 +151,7 @@ static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
 	}
 	json_object_put(arr);
 	free(dir);
-	pconf_free(&c);
+	containers_storage_free(&c);
 	return who;
 }
 
