@@ -101,8 +101,6 @@ struct oci_desc {
 /* Parses a whole JSON document; what names it in messages. */
 int oci_json_parse(struct json_object **out, const uint8_t *data, size_t len,
 		   const char *what);
-/* The string member key of obj, or NULL if absent or not a string. */
-const char *oci_json_str(struct json_object *obj, const char *key);
 /* The array member key of obj, or NULL if absent or not an array. */
 struct json_object *oci_json_array(struct json_object *obj, const char *key);
 int oci_desc_parse(struct oci_desc *d, struct json_object *o, const char *what);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfs/json.h"
 #include "internal.h"
 #include "containers/conf.h"
 #include "cfs/util.h"
@@ -60,7 +61,7 @@ static int size_of(struct json_object *layers, const char *diff_id,
 		struct json_object *l = json_object_array_get_idx(layers, i);
 		struct json_object *sz;
 		const char *d = json_object_is_type(l, json_type_object)
-					? oci_json_str(l, "diff-digest")
+					? cfs_json_str(l, "diff-digest")
 					: NULL;
 
 		if (d && !strcmp(d, diff_id) &&

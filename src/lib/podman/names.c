@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "cfs/image-name.h"
 #include "containers/conf.h"
 #include "internal.h"
@@ -26,6 +27,61 @@ char *pname_normalize(const char *name)
 	out = cfs_name_format(&ref, "localhost");
 	cfs_name_ref_free(&ref);
 	return out;
+}
+
+static void add_record_names(struct cfs_name_set *set, struct json_object *e)
+{
+	const char *id = cfs_json_str(e, "id");
+	struct json_object *names;
+	size_t n;
+
+	if (!id || !pstore_is_id(id))
+		return;
+	cfs_name_set_add(set, NULL, id);
+	if (!json_object_object_get_ex(e, "names", &names) ||
+	    !json_object_is_type(names, json_type_array))
+		return;
+	n = json_object_array_length(names);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *name = json_object_array_get_idx(names, i);
+
+		if (json_object_is_type(name, json_type_string))
+			cfs_name_set_add(set, json_object_get_string(name), id);
+	}
+}
+
+/* podman's names and ids, then the cfs refs of registered images. */
+static void lookup_names(struct pstore *p, struct cfs_name_set *set)
+{
+	size_t n = json_object_array_length(p->images);
+	struct cfs_name_set refs;
+
+	memset(set, 0, sizeof(*set));
+	for (size_t i = 0; i < n; i++)
+		add_record_names(set, json_object_array_get_idx(p->images, i));
+	cfs_layout_names(p->store, &refs);
+	for (size_t i = 0; i < refs.n; i++)
+		if (refs.entries[i].name &&
+		    pstore_find_image(p, refs.entries[i].id))
+			cfs_name_set_add(set, refs.entries[i].name,
+					 refs.entries[i].id);
+	cfs_name_set_free(&refs);
+}
+
+int pstore_lookup_image(struct pstore *p, const char *name,
+			struct json_object **image)
+{
+	struct cfs_name_set set;
+	struct cfs_name_match m;
+	int r;
+
+	*image = NULL;
+	lookup_names(p, &set);
+	r = cfs_name_resolve(&set, name, &m);
+	if (r == 1)
+		*image = pstore_find_image(p, m.id);
+	cfs_name_set_free(&set);
+	return r;
 }
 
 /* Loads a JSON array under a read lock of its store, or NULL. */
@@ -63,7 +119,7 @@ static const char *image_with_name(struct json_object *arr, const char *name,
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 		struct json_object *names;
-		const char *id = pjson_str(e, "id");
+		const char *id = cfs_json_str(e, "id");
 
 		if (except_id && id && !strcmp(id, except_id))
 			continue;
@@ -144,7 +200,7 @@ static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
 	n = arr ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && !who; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *v = pjson_str(e, field);
+		const char *v = cfs_json_str(e, field);
 
 		if (v && !strcmp(v, value))
 			who = describe(e);
@@ -157,7 +213,7 @@ static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
 
 static char *describe_container(struct json_object *e)
 {
-	const char *cid = pjson_str(e, "id"), *name = first_name(e);
+	const char *cid = cfs_json_str(e, "id"), *name = first_name(e);
 
 	return xasprintf("%.12s%s%s%s", cid ? cid : "?", name ? " (" : "",
 			 name ? name : "", name ? ")" : "");
