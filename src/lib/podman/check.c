@@ -115,7 +115,7 @@ static void check_temp_files(struct checker *k)
 
 		check_temp_files_in(k, dir);
 		while (i != 3 && d && (de = readdir(d))) {
-			if (!pstore_is_id(de->d_name))
+			if (!cfs_image_id_ok(de->d_name))
 				continue;
 			char *sub = xasprintf("%s/%s", dir, de->d_name);
 
@@ -149,11 +149,11 @@ static const char *record_flaw(struct json_object *img, const char *id)
 	struct json_object *bn;
 	char key[72];
 
-	if (!pstore_is_id(id))
+	if (!cfs_image_id_ok(id))
 		return "id is not 64 hex digits";
-	if (!pstore_is_id(cfs_json_str(img, "layer")
-				  ? cfs_json_str(img, "layer")
-				  : ""))
+	if (!cfs_image_id_ok(cfs_json_str(img, "layer")
+				     ? cfs_json_str(img, "layer")
+				     : ""))
 		return "no valid layer";
 	snprintf(key, sizeof(key), "sha256:%s", id);
 	if (!json_object_object_get_ex(img, "big-data-names", &bn) ||
@@ -304,7 +304,7 @@ static void check_layer(struct checker *k, struct json_object *layer)
 	char subject[24];
 
 	snprintf(subject, sizeof(subject), "layer %.12s", lid);
-	if (!pstore_is_id(lid) || !dd || !*dd)
+	if (!cfs_image_id_ok(lid) || !dd || !*dd)
 		problem(k, NULL, NULL, subject,
 			"malformed record (id or diff-digest)");
 	else if (!k->p.images_bad && !layer_in_use(k, lid))
@@ -350,7 +350,7 @@ static void check_orphans(struct checker *k, const char *sub)
 		const char *name = de->d_name;
 		char subject[40];
 
-		if (!pstore_is_id(name))
+		if (!cfs_image_id_ok(name))
 			continue;
 		snprintf(subject, sizeof(subject), "%s/%.12s", sub, name);
 		if (!strcmp(sub, "overlay") && !pstore_find_layer(&k->p, name))

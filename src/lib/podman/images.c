@@ -9,6 +9,7 @@
 
 #include "cfs/json.h"
 #include "internal.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 static enum cfs_podman_mount_state mount_state(const struct pmeta *m)
@@ -104,7 +105,7 @@ int cfs_podman_lookup(const struct cfs_podman_opts *o, const char *name,
 		goto out;
 	found = pstore_lookup_image(&p, name, &e);
 	s = e ? cfs_json_str(e, "id") : NULL;
-	if (s && pstore_is_id(s)) {
+	if (s && cfs_image_id_ok(s)) {
 		memcpy(id, s, CFS_PODMAN_ID_LEN + 1);
 		r = 0;
 	} else if (found >= 0) {

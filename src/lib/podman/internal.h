@@ -53,8 +53,6 @@ struct json_object *pstore_find_layer(struct pstore *p, const char *id);
 /* Removes the element whose "id" is id from an array; true if found. */
 bool pjson_array_remove_id(struct json_object *arr, const char *id);
 bool pjson_array_has_str(struct json_object *arr, const char *s);
-/* True for exactly 64 lowercase hex digits. */
-bool pstore_is_id(const char *s);
 
 /* The cfs bookkeeping kept in an image record's "metadata" string. */
 struct pmeta {

@@ -15,6 +15,7 @@
 #include "cfs/image-name.h"
 #include "containers/conf.h"
 #include "internal.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 char *pname_normalize(const char *name)
@@ -35,7 +36,7 @@ static void add_record_names(struct cfs_name_set *set, struct json_object *e)
 	struct json_object *names;
 	size_t n;
 
-	if (!id || !pstore_is_id(id))
+	if (!id || !cfs_image_id_ok(id))
 		return;
 	cfs_name_set_add(set, NULL, id);
 	if (!json_object_object_get_ex(e, "names", &names) ||

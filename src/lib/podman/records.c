@@ -310,13 +310,6 @@ bool pjson_array_has_str(struct json_object *arr, const char *s)
 	return false;
 }
 
-bool pstore_is_id(const char *s)
-{
-	size_t n = strspn(s, "0123456789abcdef");
-
-	return n == CFS_PODMAN_ID_LEN && s[n] == '\0';
-}
-
 int pstore_dir_entries(const char *path)
 {
 	DIR *d = opendir(path);

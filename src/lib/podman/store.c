@@ -430,7 +430,8 @@ int pstore_remove_image(struct pstore *p, const struct cfs_podman_opts *o,
 			  id, who);
 		goto out;
 	}
-	if (pstore_is_id(layer) && (who = pprimary_image_on_layer(o, layer))) {
+	if (cfs_image_id_ok(layer) &&
+	    (who = pprimary_image_on_layer(o, layer))) {
 		cfs_error("podman's own store has a copy of image %.12s as %s "
 			  "(made by podman tag): remove it first (podman rmi)",
 			  id, who);
@@ -442,7 +443,7 @@ int pstore_remove_image(struct pstore *p, const struct cfs_podman_opts *o,
 	if (pstore_save_images(p) < 0)
 		goto out;
 	pstore_remove_big_data(p, id);
-	if (pstore_is_id(layer) && !layer_used_by_other(p, layer, id)) {
+	if (cfs_image_id_ok(layer) && !layer_used_by_other(p, layer, id)) {
 		if (pjson_array_remove_id(p->layers, layer) &&
 		    pstore_save_layers(p) < 0)
 			goto out;
