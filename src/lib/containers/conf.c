@@ -70,6 +70,20 @@ static void add_value(struct containers_conf_key *k, char *v)
 	k->values[k->n++] = v;
 }
 
+/* A string into k, or read past when k is NULL: 0, or -1 if malformed. */
+static int take_string(struct scan *sc, struct containers_conf_key *k)
+{
+	char *v = read_string(sc);
+
+	if (!v)
+		return -1;
+	if (k)
+		add_value(k, v);
+	else
+		free(v);
+	return 0;
+}
+
 static int read_array(struct scan *sc, struct containers_conf_key *k)
 {
 	sc->i++; /* '[' */
@@ -89,14 +103,8 @@ static int read_array(struct scan *sc, struct containers_conf_key *k)
 		}
 		if (c != '"' && c != '\'')
 			return -1;
-		char *v = read_string(sc);
-
-		if (!v)
+		if (take_string(sc, k) < 0)
 			return -1;
-		if (k)
-			add_value(k, v);
-		else
-			free(v);
 	}
 }
 
@@ -111,17 +119,8 @@ static int read_value(struct scan *sc, struct containers_conf_key *k)
 			k->is_array = true;
 		return read_array(sc, k);
 	}
-	if (c == '"' || c == '\'') {
-		char *v = read_string(sc);
-
-		if (!v)
-			return -1;
-		if (k)
-			add_value(k, v);
-		else
-			free(v);
-		return 0;
-	}
+	if (c == '"' || c == '\'')
+		return take_string(sc, k);
 	skip_line(sc); /* numbers, booleans, inline tables: not needed */
 	return 0;
 }
