@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Private parts of the OCI image reader, shared by the src/lib/oci*.c files. */
+/*
+ * Private parts of the OCI image reader, shared by the files of
+ * src/lib/oci/ (and the unit tests), included by nothing else. oci/ may
+ * include the base (cfs/util.h, cfs/json.h, cfs/escape.h), the public
+ * headers below it (cfs/image-name.h, cfs/sha256.h, cfs/store-layout.h
+ * for the one image-id rule), the library's private path.h and
+ * containers/conf.h (storage.conf), never podman/.
+ */
 #ifndef CFS_OCI_INTERNAL_H
 #define CFS_OCI_INTERNAL_H
 
