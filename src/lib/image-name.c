@@ -105,8 +105,7 @@ static bool valid_tag(const char *s)
 			 "0123456789_.-") == len;
 }
 
-/* The first component is a registry if it has a '.' or ':' or is localhost. */
-static size_t domain_len(const char *name)
+size_t cfs_name_domain_len(const char *name)
 {
 	const char *slash = strchr(name, '/');
 	size_t n = slash ? (size_t)(slash - name) : 0;
@@ -119,7 +118,7 @@ static size_t domain_len(const char *name)
 
 static bool split(const char *name, struct cfs_name_ref *ref)
 {
-	size_t dlen = domain_len(name);
+	size_t dlen = cfs_name_domain_len(name);
 	const char *path = dlen ? name + dlen + 1 : name;
 	const char *colon = strrchr(path, ':');
 

@@ -3,15 +3,13 @@
 
 #include <errno.h>
 #include <libfsverity.h>
-#include <linux/fsverity.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cfs/util.h"
-
-#define VERITY_BLOCK_SIZE 4096
+#include "cfs/error.h"
+#include "cfs/file-io.h"
+#include "cfs/mem.h"
 
 static int compute(void *opaque, libfsverity_read_fn_t fn, uint64_t size,
 		   uint8_t out[CFS_DIGEST_SIZE])
@@ -20,7 +18,7 @@ static int compute(void *opaque, libfsverity_read_fn_t fn, uint64_t size,
 		.version = 1,
 		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
 		.file_size = size,
-		.block_size = VERITY_BLOCK_SIZE,
+		.block_size = CFS_VERITY_BLOCK_SIZE,
 	};
 	struct libfsverity_digest *d = NULL;
 	int r = libfsverity_compute_digest(opaque, fn, &params, &d);
@@ -83,39 +81,14 @@ int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
 
 int cfs_verity_enable(int fd)
 {
-	struct libfsverity_merkle_tree_params params = {
-		.version = 1,
-		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
-		.block_size = VERITY_BLOCK_SIZE,
-	};
-	int r = libfsverity_enable(fd, &params);
+	int e;
 
-	if (r == -EEXIST)
+	if (cfs_verity_enable_errno(fd) == 0)
 		return 0;
-	if (r < 0) {
-		errno = -r;
-		cfs_error("cannot enable fs-verity: %s", strerror(-r));
-		return -1;
-	}
-	return 0;
-}
-
-int cfs_verity_measure(int fd, uint8_t out[CFS_DIGEST_SIZE])
-{
-	struct {
-		struct fsverity_digest d;
-		uint8_t buf[64];
-	} m = {.d.digest_size = 64};
-
-	if (ioctl(fd, FS_IOC_MEASURE_VERITY, &m) < 0)
-		return -1;
-	if (m.d.digest_algorithm != FS_VERITY_HASH_ALG_SHA256 ||
-	    m.d.digest_size != CFS_DIGEST_SIZE) {
-		errno = EINVAL;
-		return -1;
-	}
-	memcpy(out, m.d.digest, CFS_DIGEST_SIZE);
-	return 0;
+	e = errno;
+	cfs_error("cannot enable fs-verity: %s", strerror(e));
+	errno = e;
+	return -1;
 }
 
 void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],

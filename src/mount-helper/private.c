@@ -9,6 +9,7 @@
 
 #include "mount-helper.h"
 #include "cfs/sha256.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 char *mh_private_dir(const char *target)
@@ -26,8 +27,7 @@ bool mh_is_private_dir(const char *path)
 	const char *name = path + root + 1;
 
 	return strncmp(path, MH_PRIVATE_ROOT "/", root + 1) == 0 &&
-	       strlen(name) == CFS_SHA256_HEX_LEN &&
-	       strspn(name, "0123456789abcdef") == CFS_SHA256_HEX_LEN;
+	       cfs_image_id_ok(name);
 }
 
 char *mh_private_lower(struct libmnt_fs *fs)

@@ -4,6 +4,10 @@
  * made printable for messages and output, so an error stays one line of
  * text: \\ for a backslash, \xXY for a byte outside 0x20-0x7e. The same
  * escape as composefs-dump(5) fields (cfs/dump.h).
+ *
+ * Below the error code (cfs_error() escapes its messages with it), so
+ * escape.c includes nothing of ours but cfs/mem.h; the dump format's
+ * escaping builds on it (dump-escape.c), never the other way.
  */
 #ifndef CFS_ESCAPE_H
 #define CFS_ESCAPE_H

@@ -10,6 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * Length of the registry that name starts with, 0 if none: the first
+ * component is a registry if it has a '.' or ':' or is localhost.
+ */
+size_t cfs_name_domain_len(const char *name);
+
 /* [DOMAIN/]PATH[:TAG] split; domain and tag NULL when not given. */
 struct cfs_name_ref {
 	char *domain, *path, *tag;

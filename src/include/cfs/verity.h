@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* fs-verity digests (SHA-256, 4096-byte blocks, no salt) via libfsverity. */
+/*
+ * fs-verity digests (SHA-256, 4096-byte blocks, no salt) via libfsverity
+ * (verity.c: above the base, it uses cfs/error.h, cfs/mem.h and
+ * cfs/file-io.h). The ioctls are the leaf cfs/verity-ioctl.h.
+ */
 #ifndef CFS_VERITY_H
 #define CFS_VERITY_H
 
@@ -7,6 +11,8 @@
 #include <stdint.h>
 
 #include <linux/composefs.h>
+
+#include "cfs/verity-ioctl.h"
 
 /* Digest of an in-memory buffer. */
 int cfs_verity_digest_mem(const void *data, size_t len,
@@ -32,16 +38,10 @@ int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
 			     uint8_t out[CFS_DIGEST_SIZE]);
 
 /*
- * Enable fs-verity on fd (which must not be open for writing anywhere).
- * Returns 0, or -1 with errno: EOPNOTSUPP/ENOTTY where the filesystem has
- * no verity; EEXIST is treated as success.
+ * cfs_verity_enable_errno() (cfs/verity-ioctl.h) that also records
+ * "cannot enable fs-verity: REASON" with cfs_error(); errno is kept.
  */
 int cfs_verity_enable(int fd);
-/*
- * Measure the enabled fs-verity digest of fd: 0, or -1 with errno (ENODATA:
- * verity is not enabled) and no message: callers probe with it.
- */
-int cfs_verity_measure(int fd, uint8_t out[CFS_DIGEST_SIZE]);
 
 /* "xx/yyyy..." object path for a digest (66 bytes + NUL). */
 #define CFS_OBJECT_PATH_LEN (2 * CFS_DIGEST_SIZE + 1)

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "cfs/json.h"
 #include "internal.h"
 #include "cfs/util.h"
 
@@ -253,7 +254,7 @@ static int load_entry(struct cfs_oci_image *img, struct json_object *entry,
 		cfs_error("manifest.json: entry is not an object");
 		return -1;
 	}
-	if (load_config(img, oci_json_str(entry, "Config")) < 0 ||
+	if (load_config(img, cfs_json_str(entry, "Config")) < 0 ||
 	    load_layers(img, oci_json_array(entry, "Layers")) < 0 ||
 	    oci_config_parse(img, img->config, img->config_len) < 0 ||
 	    oci_config_check_platform(img, platform) < 0)

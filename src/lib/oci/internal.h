@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Private parts of the OCI image reader, shared by the src/lib/oci*.c files. */
+/*
+ * Private parts of the OCI image reader, shared by the files of
+ * src/lib/oci/ (and the unit tests), included by nothing else. oci/ may
+ * include the base (cfs/util.h, cfs/json.h, cfs/escape.h), the public
+ * headers below it (cfs/image-name.h, cfs/sha256.h, cfs/store-layout.h
+ * for the one image-id rule), the library's private path.h and
+ * containers/conf.h (storage.conf), never podman/.
+ */
 #ifndef CFS_OCI_INTERNAL_H
 #define CFS_OCI_INTERNAL_H
 
@@ -101,8 +108,6 @@ struct oci_desc {
 /* Parses a whole JSON document; what names it in messages. */
 int oci_json_parse(struct json_object **out, const uint8_t *data, size_t len,
 		   const char *what);
-/* The string member key of obj, or NULL if absent or not a string. */
-const char *oci_json_str(struct json_object *obj, const char *key);
 /* The array member key of obj, or NULL if absent or not an array. */
 struct json_object *oci_json_array(struct json_object *obj, const char *key);
 int oci_desc_parse(struct oci_desc *d, struct json_object *o, const char *what);

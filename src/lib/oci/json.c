@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "cfs/json.h"
 #include "internal.h"
 #include "cfs/util.h"
 
@@ -66,16 +67,6 @@ int oci_json_parse(struct json_object **out, const uint8_t *data, size_t len,
 	return 0;
 }
 
-const char *oci_json_str(struct json_object *obj, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(obj, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 struct json_object *oci_json_array(struct json_object *obj, const char *key)
 {
 	struct json_object *v;
@@ -92,13 +83,13 @@ static void desc_platform(struct oci_desc *d, struct json_object *o)
 
 	if (json_object_object_get_ex(o, "platform", &p) &&
 	    json_object_is_type(p, json_type_object)) {
-		d->os = oci_json_str(p, "os");
-		d->arch = oci_json_str(p, "architecture");
-		d->variant = oci_json_str(p, "variant");
+		d->os = cfs_json_str(p, "os");
+		d->arch = cfs_json_str(p, "architecture");
+		d->variant = cfs_json_str(p, "variant");
 	}
 	if (json_object_object_get_ex(o, "annotations", &ann) &&
 	    json_object_is_type(ann, json_type_object))
-		d->ref = oci_json_str(ann, "org.opencontainers.image.ref.name");
+		d->ref = cfs_json_str(ann, "org.opencontainers.image.ref.name");
 }
 
 int oci_desc_parse(struct oci_desc *d, struct json_object *o, const char *what)
@@ -111,8 +102,8 @@ int oci_desc_parse(struct oci_desc *d, struct json_object *o, const char *what)
 		cfs_error("%s: descriptor is not a JSON object", what);
 		return -1;
 	}
-	d->media_type = oci_json_str(o, "mediaType");
-	if (oci_digest_parse(&d->digest, oci_json_str(o, "digest")) < 0) {
+	d->media_type = cfs_json_str(o, "mediaType");
+	if (oci_digest_parse(&d->digest, cfs_json_str(o, "digest")) < 0) {
 		cfs_error_prefix("%s", what);
 		return -1;
 	}
@@ -247,7 +238,7 @@ int oci_config_parse(struct cfs_oci_image *img, const uint8_t *data, size_t len)
 		cfs_error("config: no rootfs object");
 		goto out;
 	}
-	type = oci_json_str(rootfs, "type");
+	type = cfs_json_str(rootfs, "type");
 	if (!type || strcmp(type, "layers")) {
 		cfs_error("config: rootfs.type is not \"layers\"");
 		goto out;
@@ -273,9 +264,9 @@ int oci_config_check_platform(const struct cfs_oci_image *img,
 	if (oci_platform_parse(&p, platform) < 0 ||
 	    oci_json_parse(&cfg, img->config, img->config_len, "config") < 0)
 		return -1;
-	os = oci_json_str(cfg, "os");
-	arch = oci_json_str(cfg, "architecture");
-	variant = oci_json_str(cfg, "variant");
+	os = cfs_json_str(cfg, "os");
+	arch = cfs_json_str(cfg, "architecture");
+	variant = cfs_json_str(cfg, "variant");
 	match = oci_platform_match(&p, os, arch, variant);
 	if (!match) {
 		char o[40], a[40], v[40], pl[CFS_SHOWN_MAX];

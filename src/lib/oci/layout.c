@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfs/json.h"
 #include "internal.h"
 #include "cfs/util.h"
 
@@ -499,7 +500,7 @@ static int load_config(struct cfs_oci_image *img, const struct oci_desc *cfg)
 static int manifest_type_ok(struct json_object *m, const struct cand *k)
 {
 	const char *mt = json_object_is_type(m, json_type_object)
-				 ? oci_json_str(m, "mediaType")
+				 ? cfs_json_str(m, "mediaType")
 				 : NULL;
 	char pbuf[96];
 
@@ -545,7 +546,7 @@ static int check_layout_file(const struct oci_source *src)
 	if (r < 0)
 		return -1;
 	if (!json_object_is_type(o, json_type_object) ||
-	    !oci_json_str(o, "imageLayoutVersion")) {
+	    !cfs_json_str(o, "imageLayoutVersion")) {
 		cfs_error("oci-layout: no imageLayoutVersion");
 		r = -1;
 	}

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "cfs/escape.h"
 #include "internal.h"
 #include "cfs/util.h"
@@ -124,7 +125,7 @@ static int apply(struct json_object *reqs, const char *path)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *q = json_object_array_get_idx(reqs, i);
 		const char *type = json_object_is_type(q, json_type_object)
-					   ? oci_json_str(q, "type")
+					   ? cfs_json_str(q, "type")
 					   : NULL;
 		char pbuf[64];
 

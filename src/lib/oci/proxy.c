@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "cfs/escape.h"
 #include "internal.h"
 #include "proxy.h"
@@ -171,7 +172,7 @@ static int parse_reply(struct reply *r, const char *buf, size_t len,
 		return -1;
 	}
 	if (!json_object_get_boolean(v)) {
-		const char *e = oci_json_str(o, "error");
+		const char *e = cfs_json_str(o, "error");
 
 		cfs_error("%s", e ? cfs_printable(pbuf, sizeof(pbuf), e)
 				  : "skopeo image proxy: request failed");

@@ -12,28 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfs/json.h"
 #include "internal.h"
-#include "podman/conf.h"
+#include "containers/conf.h"
 #include "cfs/util.h"
-
-#define STORAGE_CONF "/etc/containers/storage.conf"
-#define DEFAULT_GRAPHROOT "/var/lib/containers/storage"
 
 struct where {
 	char *driver, *graphroot;
 };
-
-static char *conf_value(const uint8_t *text, size_t len, const char *key)
-{
-	struct pconf_key k = {0};
-	char *v = NULL;
-
-	if (pconf_find((const char *)text, len, "storage", key, &k) == 1 &&
-	    !k.is_array && k.n == 1)
-		v = xstrdup(k.values[0]);
-	pconf_key_free(&k);
-	return v;
-}
 
 /* "[overlay@/graph+/run]name" */
 static void from_name(struct where *w, const char *name)
@@ -52,16 +38,17 @@ static void from_name(struct where *w, const char *name)
 
 static void from_conf(struct where *w)
 {
-	const char *env = getenv("CONTAINERS_STORAGE_CONF");
 	uint8_t *text;
 	size_t len;
 
-	if (cfs_read_file(env && *env ? env : STORAGE_CONF, &text, &len) < 0)
+	if (cfs_read_file(containers_storage_conf(NULL), &text, &len) < 0)
 		return;
 	if (!w->driver)
-		w->driver = conf_value(text, len, "driver");
+		w->driver = containers_conf_string((const char *)text, len,
+						   "storage", "driver");
 	if (!w->graphroot)
-		w->graphroot = conf_value(text, len, "graphroot");
+		w->graphroot = containers_conf_string((const char *)text, len,
+						      "storage", "graphroot");
 	free(text);
 }
 
@@ -74,7 +61,7 @@ static int size_of(struct json_object *layers, const char *diff_id,
 		struct json_object *l = json_object_array_get_idx(layers, i);
 		struct json_object *sz;
 		const char *d = json_object_is_type(l, json_type_object)
-					? oci_json_str(l, "diff-digest")
+					? cfs_json_str(l, "diff-digest")
 					: NULL;
 
 		if (d && !strcmp(d, diff_id) &&
@@ -116,7 +103,8 @@ int oci_storage_layers(struct cfs_oci_image *img, const char *name)
 	from_name(&w, name);
 	from_conf(&w);
 	path = xasprintf("%s/%s-layers/layers.json",
-			 w.graphroot ? w.graphroot : DEFAULT_GRAPHROOT,
+			 w.graphroot ? w.graphroot
+				     : CONTAINERS_DEFAULT_GRAPHROOT,
 			 w.driver ? w.driver : "overlay");
 	if (cfs_read_file(path, &data, &len) == 0 &&
 	    oci_json_parse(&layers, data, len, path) == 0) {

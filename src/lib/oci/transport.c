@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "cfs/image-name.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 enum transport { T_NONE, T_LOCAL, T_REMOTE, T_UNKNOWN };
@@ -29,13 +31,6 @@ struct parsed {
 	const char *tp; /* the transport, as policy.json names it */
 };
 
-static bool is_hex_id(const char *s)
-{
-	size_t n = strspn(s, "0123456789abcdef");
-
-	return n == 64 && !s[n];
-}
-
 /*
  * A docker reference as podman records it: a registry (docker.io when the
  * first part has no '.', ':' and is not localhost), library/ for a
@@ -44,15 +39,11 @@ static bool is_hex_id(const char *s)
  */
 char *cfs_oci_normalize_name(const char *name)
 {
-	const char *slash = strchr(name, '/');
-	const char *last, *domain_end = NULL;
+	size_t domain = cfs_name_domain_len(name);
+	const char *last, *domain_end = domain ? name + domain : NULL;
 	char *out;
 	bool tagged;
 
-	if (slash && (memchr(name, '.', slash - name) ||
-		      memchr(name, ':', slash - name) ||
-		      (slash - name == 9 && !strncmp(name, "localhost", 9))))
-		domain_end = slash;
 	last = strrchr(name, '/');
 	last = last ? last + 1 : name;
 	tagged = strchr(last, ':') || strchr(name, '@');
@@ -87,7 +78,7 @@ static char *storage_record(const char *rest)
 
 		rest = end ? end + 1 : rest + strlen(rest);
 	}
-	if (!*rest || is_hex_id(rest) || rest[0] == '@')
+	if (!*rest || cfs_image_id_ok(rest) || rest[0] == '@')
 		return NULL;
 	return cfs_oci_normalize_name(rest);
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "internal.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
@@ -114,7 +115,7 @@ static void check_temp_files(struct checker *k)
 
 		check_temp_files_in(k, dir);
 		while (i != 3 && d && (de = readdir(d))) {
-			if (!pstore_is_id(de->d_name))
+			if (!cfs_image_id_ok(de->d_name))
 				continue;
 			char *sub = xasprintf("%s/%s", dir, de->d_name);
 
@@ -148,10 +149,11 @@ static const char *record_flaw(struct json_object *img, const char *id)
 	struct json_object *bn;
 	char key[72];
 
-	if (!pstore_is_id(id))
+	if (!cfs_image_id_ok(id))
 		return "id is not 64 hex digits";
-	if (!pstore_is_id(pjson_str(img, "layer") ? pjson_str(img, "layer")
-						  : ""))
+	if (!cfs_image_id_ok(cfs_json_str(img, "layer")
+				     ? cfs_json_str(img, "layer")
+				     : ""))
 		return "no valid layer";
 	snprintf(key, sizeof(key), "sha256:%s", id);
 	if (!json_object_object_get_ex(img, "big-data-names", &bn) ||
@@ -206,7 +208,7 @@ static void check_cfs_image(struct checker *k, struct json_object *img,
 		problem(k, NULL, NULL, subject, "manifest %s is image %.12s",
 			m->manifest, other);
 	else if (!k->p.layers_bad &&
-		 !pstore_find_layer(&k->p, pjson_str(img, "layer")))
+		 !pstore_find_layer(&k->p, cfs_json_str(img, "layer")))
 		problem(k, fix_remove_image, (void *)id, subject,
 			"its layer has no record");
 	else if (!big_data_present(k, id))
@@ -218,7 +220,7 @@ static void check_cfs_image(struct checker *k, struct json_object *img,
 
 static void check_image(struct checker *k, struct json_object *img)
 {
-	const char *idp = pjson_str(img, "id");
+	const char *idp = cfs_json_str(img, "id");
 	char *id = xstrdup(idp ? idp : "?");
 	const char *flaw = record_flaw(img, id);
 	char subject[24];
@@ -242,7 +244,7 @@ static bool layer_in_use(struct checker *k, const char *lid)
 	size_t n = json_object_array_length(k->p.images);
 
 	for (size_t i = 0; i < n; i++) {
-		const char *l = pjson_str(
+		const char *l = cfs_json_str(
 			json_object_array_get_idx(k->p.images, i), "layer");
 
 		if (l && !strcmp(l, lid))
@@ -295,14 +297,14 @@ out:
 
 static void check_layer(struct checker *k, struct json_object *layer)
 {
-	const char *lp = pjson_str(layer, "id");
-	const char *dd = pjson_str(layer, "diff-digest");
+	const char *lp = cfs_json_str(layer, "id");
+	const char *dd = cfs_json_str(layer, "diff-digest");
 	char *lid = xstrdup(lp ? lp : "?");
 	const char *flaw;
 	char subject[24];
 
 	snprintf(subject, sizeof(subject), "layer %.12s", lid);
-	if (!pstore_is_id(lid) || !dd || !*dd)
+	if (!cfs_image_id_ok(lid) || !dd || !*dd)
 		problem(k, NULL, NULL, subject,
 			"malformed record (id or diff-digest)");
 	else if (!k->p.images_bad && !layer_in_use(k, lid))
@@ -348,7 +350,7 @@ static void check_orphans(struct checker *k, const char *sub)
 		const char *name = de->d_name;
 		char subject[40];
 
-		if (!pstore_is_id(name))
+		if (!cfs_image_id_ok(name))
 			continue;
 		snprintf(subject, sizeof(subject), "%s/%.12s", sub, name);
 		if (!strcmp(sub, "overlay") && !pstore_find_layer(&k->p, name))

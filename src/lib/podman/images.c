@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "internal.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
 
 static enum cfs_podman_mount_state mount_state(const struct pmeta *m)
@@ -43,7 +45,7 @@ static const char **record_names(struct json_object *img)
 static int visit(struct json_object *rec, bool with_mount,
 		 cfs_podman_image_fn fn, void *opaque)
 {
-	const char *id = pjson_str(rec, "id");
+	const char *id = cfs_json_str(rec, "id");
 	const char **names = record_names(rec);
 	struct cfs_podman_image img = {.id = id ? id : "?",
 				       .names = names,
@@ -102,8 +104,8 @@ int cfs_podman_lookup(const struct cfs_podman_opts *o, const char *name,
 	if (pstore_open(&p, o, false) < 0 || pstore_lock(&p, false, false) < 0)
 		goto out;
 	found = pstore_lookup_image(&p, name, &e);
-	s = e ? pjson_str(e, "id") : NULL;
-	if (s && pstore_is_id(s)) {
+	s = e ? cfs_json_str(e, "id") : NULL;
+	if (s && cfs_image_id_ok(s)) {
 		memcpy(id, s, CFS_PODMAN_ID_LEN + 1);
 		r = 0;
 	} else if (found >= 0) {

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Internals of the podman additional image store (src/lib/podman/). */
+/*
+ * Internals of the podman additional image store (src/lib/podman/).
+ * Included only by the files of src/lib/podman/ and the unit tests.
+ * podman/ may include the base (cfs/util.h, cfs/json.h), cfs/image-name.h,
+ * the store's public headers and containers/conf.h (podman's
+ * storage.conf), never oci/. Inside, calls go one way: store.c and
+ * check.c above names.c, which resolves names over the records that
+ * records.c loads and saves; records.c calls none of the others.
+ */
 #ifndef CFS_PODMAN_INTERNAL_H
 #define CFS_PODMAN_INTERNAL_H
 
@@ -42,18 +50,9 @@ void pstore_close(struct pstore *p);
 /* Lookups in the loaded arrays; NULL if absent. */
 struct json_object *pstore_find_image(struct pstore *p, const char *id);
 struct json_object *pstore_find_layer(struct pstore *p, const char *id);
-/*
- * The image a name, id or id prefix (>= 3 digits) or cfs ref resolves to
- * as podman resolves names (cfs_name_resolve): 1, 0 or -1 as it does.
- */
-int pstore_lookup_image(struct pstore *p, const char *name,
-			struct json_object **image);
-const char *pjson_str(struct json_object *o, const char *key);
 /* Removes the element whose "id" is id from an array; true if found. */
 bool pjson_array_remove_id(struct json_object *arr, const char *id);
 bool pjson_array_has_str(struct json_object *arr, const char *s);
-/* True for exactly 64 lowercase hex digits. */
-bool pstore_is_id(const char *s);
 
 /* The cfs bookkeeping kept in an image record's "metadata" string. */
 struct pmeta {
@@ -88,9 +87,15 @@ int pstore_remove_image(struct pstore *p, const struct cfs_podman_opts *o,
 /* Unmounts and removes a managed mountpoint; nothing for external ones. */
 int pstore_release_mount(const struct pmeta *m);
 
-/* --- names.c: names and podman's other stores */
+/* --- names.c: names, their lookup, and podman's other stores */
 /* "x" -> "localhost/x:latest"; NULL with cfs_error if invalid. */
 char *pname_normalize(const char *name);
+/*
+ * The image a name, id or id prefix (>= 3 digits) or cfs ref resolves to
+ * as podman resolves names (cfs_name_resolve): 1, 0 or -1 as it does.
+ */
+int pstore_lookup_image(struct pstore *p, const char *name,
+			struct json_object **image);
 /*
  * Where else (primary store, other additional stores, this AIS except the
  * image except_id) the name is used: returns a malloc'ed description, or

@@ -11,13 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "cfs/image-name.h"
-#include "conf.h"
+#include "containers/conf.h"
 #include "internal.h"
+#include "cfs/store-layout.h"
 #include "cfs/util.h"
-
-#define DEFAULT_STORAGE_CONF "/etc/containers/storage.conf"
-#define DEFAULT_GRAPHROOT "/var/lib/containers/storage"
 
 char *pname_normalize(const char *name)
 {
@@ -31,57 +30,59 @@ char *pname_normalize(const char *name)
 	return out;
 }
 
-const char *cfs_podman_storage_conf(const struct cfs_podman_opts *o)
+static void add_record_names(struct cfs_name_set *set, struct json_object *e)
 {
-	const char *env = getenv("CONTAINERS_STORAGE_CONF");
+	const char *id = cfs_json_str(e, "id");
+	struct json_object *names;
+	size_t n;
 
-	if (o->storage_conf)
-		return o->storage_conf;
-	return env && *env ? env : DEFAULT_STORAGE_CONF;
+	if (!id || !cfs_image_id_ok(id))
+		return;
+	cfs_name_set_add(set, NULL, id);
+	if (!json_object_object_get_ex(e, "names", &names) ||
+	    !json_object_is_type(names, json_type_array))
+		return;
+	n = json_object_array_length(names);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *name = json_object_array_get_idx(names, i);
+
+		if (json_object_is_type(name, json_type_string))
+			cfs_name_set_add(set, json_object_get_string(name), id);
+	}
 }
 
-/* podman's storage settings: graphroot, driver, additional image stores. */
-struct pconf {
-	char *graphroot, *driver;
-	struct pconf_key ais;
-};
-
-static char *conf_string(const uint8_t *text, size_t len, const char *table,
-			 const char *key, const char *def)
+/* podman's names and ids, then the cfs refs of registered images. */
+static void lookup_names(struct pstore *p, struct cfs_name_set *set)
 {
-	struct pconf_key k;
-	char *v = NULL;
+	size_t n = json_object_array_length(p->images);
+	struct cfs_name_set refs;
 
-	if (pconf_find((const char *)text, len, table, key, &k) == 1 &&
-	    k.n == 1 && !k.is_array && k.values[0][0])
-		v = xstrdup(k.values[0]);
-	pconf_key_free(&k);
-	return v ? v : xstrdup(def);
+	memset(set, 0, sizeof(*set));
+	for (size_t i = 0; i < n; i++)
+		add_record_names(set, json_object_array_get_idx(p->images, i));
+	cfs_layout_names(p->store, &refs);
+	for (size_t i = 0; i < refs.n; i++)
+		if (refs.entries[i].name &&
+		    pstore_find_image(p, refs.entries[i].id))
+			cfs_name_set_add(set, refs.entries[i].name,
+					 refs.entries[i].id);
+	cfs_name_set_free(&refs);
 }
 
-static void pconf_load(const struct cfs_podman_opts *o, struct pconf *c)
+int pstore_lookup_image(struct pstore *p, const char *name,
+			struct json_object **image)
 {
-	uint8_t *text = NULL;
-	size_t len = 0;
+	struct cfs_name_set set;
+	struct cfs_name_match m;
+	int r;
 
-	memset(c, 0, sizeof(*c));
-	/* an unreadable storage.conf means podman's defaults */
-	if (cfs_read_file(cfs_podman_storage_conf(o), &text, &len) < 0)
-		len = 0;
-	c->graphroot = conf_string(text, len, "storage", "graphroot",
-				   DEFAULT_GRAPHROOT);
-	c->driver = conf_string(text, len, "storage", "driver", "overlay");
-	if (pconf_find(text ? (const char *)text : "", len, "storage.options",
-		       "additionalimagestores", &c->ais) < 0)
-		memset(&c->ais, 0, sizeof(c->ais));
-	free(text);
-}
-
-static void pconf_free(struct pconf *c)
-{
-	free(c->graphroot);
-	free(c->driver);
-	pconf_key_free(&c->ais);
+	*image = NULL;
+	lookup_names(p, &set);
+	r = cfs_name_resolve(&set, name, &m);
+	if (r == 1)
+		*image = pstore_find_image(p, m.id);
+	cfs_name_set_free(&set);
+	return r;
 }
 
 /* Loads a JSON array under a read lock of its store, or NULL. */
@@ -119,7 +120,7 @@ static const char *image_with_name(struct json_object *arr, const char *name,
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 		struct json_object *names;
-		const char *id = pjson_str(e, "id");
+		const char *id = cfs_json_str(e, "id");
 
 		if (except_id && id && !strcmp(id, except_id))
 			continue;
@@ -148,12 +149,12 @@ char *pname_used(struct pstore *p, const struct cfs_podman_opts *o,
 		 const char *name, const char *except_id)
 {
 	const char *id = image_with_name(p->images, name, except_id);
-	struct pconf c;
+	struct containers_storage c;
 	char *where = NULL;
 
 	if (id)
 		return xasprintf("this store %s (image %.12s)", p->root, id);
-	pconf_load(o, &c);
+	containers_storage_load(cfs_podman_storage_conf(o), &c);
 	where = used_in(c.graphroot, c.driver, name);
 	for (size_t i = 0; i < c.ais.n && !where; i++) {
 		char *real = realpath(c.ais.values[i], NULL);
@@ -162,7 +163,7 @@ char *pname_used(struct pstore *p, const struct cfs_podman_opts *o,
 			where = used_in(c.ais.values[i], c.driver, name);
 		free(real);
 	}
-	pconf_free(&c);
+	containers_storage_free(&c);
 	return where;
 }
 
@@ -189,31 +190,31 @@ static char *primary_find(const struct cfs_podman_opts *o, const char *kind,
 			  const char *field, const char *value,
 			  char *(*describe)(struct json_object *e))
 {
-	struct pconf c;
+	struct containers_storage c;
 	char *dir, *who = NULL;
 	struct json_object *arr;
 	size_t n;
 
-	pconf_load(o, &c);
+	containers_storage_load(cfs_podman_storage_conf(o), &c);
 	dir = xasprintf("%s-%s", c.driver, kind);
 	arr = load_locked(c.graphroot, dir, kind);
 	n = arr ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && !who; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *v = pjson_str(e, field);
+		const char *v = cfs_json_str(e, field);
 
 		if (v && !strcmp(v, value))
 			who = describe(e);
 	}
 	json_object_put(arr);
 	free(dir);
-	pconf_free(&c);
+	containers_storage_free(&c);
 	return who;
 }
 
 static char *describe_container(struct json_object *e)
 {
-	const char *cid = pjson_str(e, "id"), *name = first_name(e);
+	const char *cid = cfs_json_str(e, "id"), *name = first_name(e);
 
 	return xasprintf("%.12s%s%s%s", cid ? cid : "?", name ? " (" : "",
 			 name ? name : "", name ? ")" : "");

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cfs/image-name.h"
+#include "cfs/json.h"
 #include "internal.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
@@ -253,23 +253,13 @@ void pstore_close(struct pstore *p)
 	p->layers_lock = p->images_lock = -1;
 }
 
-const char *pjson_str(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static struct json_object *find_by_id(struct json_object *arr, const char *id)
 {
 	size_t n = json_object_array_length(arr);
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *eid = pjson_str(e, "id");
+		const char *eid = cfs_json_str(e, "id");
 
 		if (eid && !strcmp(eid, id))
 			return e;
@@ -293,7 +283,7 @@ bool pjson_array_remove_id(struct json_object *arr, const char *id)
 
 	for (size_t i = 0; i < n; i++) {
 		const char *eid =
-			pjson_str(json_object_array_get_idx(arr, i), "id");
+			cfs_json_str(json_object_array_get_idx(arr, i), "id");
 
 		if (eid && !strcmp(eid, id)) {
 			json_object_array_del_idx(arr, i, 1);
@@ -318,68 +308,6 @@ bool pjson_array_has_str(struct json_object *arr, const char *s)
 			return true;
 	}
 	return false;
-}
-
-bool pstore_is_id(const char *s)
-{
-	size_t n = strspn(s, "0123456789abcdef");
-
-	return n == CFS_PODMAN_ID_LEN && s[n] == '\0';
-}
-
-static void add_record_names(struct cfs_name_set *set, struct json_object *e)
-{
-	const char *id = pjson_str(e, "id");
-	struct json_object *names;
-	size_t n;
-
-	if (!id || !pstore_is_id(id))
-		return;
-	cfs_name_set_add(set, NULL, id);
-	if (!json_object_object_get_ex(e, "names", &names) ||
-	    !json_object_is_type(names, json_type_array))
-		return;
-	n = json_object_array_length(names);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *name = json_object_array_get_idx(names, i);
-
-		if (json_object_is_type(name, json_type_string))
-			cfs_name_set_add(set, json_object_get_string(name), id);
-	}
-}
-
-/* podman's names and ids, then the cfs refs of registered images. */
-static void lookup_names(struct pstore *p, struct cfs_name_set *set)
-{
-	size_t n = json_object_array_length(p->images);
-	struct cfs_name_set refs;
-
-	memset(set, 0, sizeof(*set));
-	for (size_t i = 0; i < n; i++)
-		add_record_names(set, json_object_array_get_idx(p->images, i));
-	cfs_layout_names(p->store, &refs);
-	for (size_t i = 0; i < refs.n; i++)
-		if (refs.entries[i].name &&
-		    pstore_find_image(p, refs.entries[i].id))
-			cfs_name_set_add(set, refs.entries[i].name,
-					 refs.entries[i].id);
-	cfs_name_set_free(&refs);
-}
-
-int pstore_lookup_image(struct pstore *p, const char *name,
-			struct json_object **image)
-{
-	struct cfs_name_set set;
-	struct cfs_name_match m;
-	int r;
-
-	*image = NULL;
-	lookup_names(p, &set);
-	r = cfs_name_resolve(&set, name, &m);
-	if (r == 1)
-		*image = pstore_find_image(p, m.id);
-	cfs_name_set_free(&set);
-	return r;
 }
 
 int pstore_dir_entries(const char *path)
@@ -454,7 +382,7 @@ void pstore_remove_big_data(struct pstore *p, const char *id)
 
 static char *meta_str(struct json_object *cfs, const char *key)
 {
-	const char *s = pjson_str(cfs, key);
+	const char *s = cfs_json_str(cfs, key);
 
 	return s ? xstrdup(s) : NULL;
 }
@@ -469,7 +397,7 @@ static bool meta_bool(struct json_object *cfs, const char *key)
 
 int pmeta_parse(struct json_object *image, struct pmeta *m)
 {
-	const char *s = pjson_str(image, "metadata");
+	const char *s = cfs_json_str(image, "metadata");
 	struct json_object *root, *cfs;
 
 	memset(m, 0, sizeof(*m));

@@ -14,11 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "containers/conf.h"
 #include "internal.h"
 #include "cfs/util.h"
 
 #define VENDOR_CONF "/usr/share/containers/storage.conf"
+
+const char *cfs_podman_storage_conf(const struct cfs_podman_opts *o)
+{
+	return containers_storage_conf(o->storage_conf);
+}
 
 char *cfs_podman_ais_dir(const struct cfs_podman_opts *o)
 {
@@ -75,9 +80,9 @@ static void insert(struct cfs_buf *b, size_t at, const char *s)
 
 static int check_driver(const char *file, struct cfs_buf *b)
 {
-	struct pconf_key k;
-	int f = pconf_find((const char *)b->data, b->len, "storage", "driver",
-			   &k);
+	struct containers_conf_key k;
+	int f = containers_conf_find((const char *)b->data, b->len, "storage",
+				     "driver", &k);
 	int r = 0;
 
 	if (f == 1 && k.n == 1 && k.values[0][0] &&
@@ -87,16 +92,17 @@ static int check_driver(const char *file, struct cfs_buf *b)
 			  file, k.values[0]);
 		r = -1;
 	}
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	return r;
 }
 
 /* Edits the text; returns 1 if changed, 0 if already there, -1 refused. */
 static int add_store(const char *file, struct cfs_buf *b, const char *root)
 {
-	struct pconf_key k;
-	int f = pconf_find((const char *)b->data, b->len, "storage.options",
-			   "additionalimagestores", &k);
+	struct containers_conf_key k;
+	int f = containers_conf_find((const char *)b->data, b->len,
+				     "storage.options", "additionalimagestores",
+				     &k);
 	char *s;
 
 	if (f < 0) {
@@ -110,7 +116,7 @@ static int add_store(const char *file, struct cfs_buf *b, const char *root)
 
 		free(real);
 		if (same) {
-			pconf_key_free(&k);
+			containers_conf_key_free(&k);
 			return 0;
 		}
 	}
@@ -118,7 +124,7 @@ static int add_store(const char *file, struct cfs_buf *b, const char *root)
 		cfs_error("%s: additionalimagestores is not an array; not "
 			  "editing it",
 			  file);
-		pconf_key_free(&k);
+		containers_conf_key_free(&k);
 		return -1;
 	}
 	if (f == 1) {
@@ -135,7 +141,7 @@ static int add_store(const char *file, struct cfs_buf *b, const char *root)
 		cfs_buf_append(b, s, strlen(s));
 	}
 	free(s);
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	return 1;
 }
 

@@ -17,6 +17,7 @@
 
 #include <openssl/evp.h>
 
+#include "cfs/json.h"
 #include "internal.h"
 #include "source.h"
 #include "cfs/store-layout.h"
@@ -403,8 +404,8 @@ static bool layer_used_by_other(struct pstore *p, const char *layer,
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(p->images, i);
-		const char *l = pjson_str(e, "layer");
-		const char *eid = pjson_str(e, "id");
+		const char *l = cfs_json_str(e, "layer");
+		const char *eid = cfs_json_str(e, "id");
 
 		if (l && !strcmp(l, layer) && eid && strcmp(eid, id))
 			return true;
@@ -417,7 +418,7 @@ int pstore_remove_image(struct pstore *p, const struct cfs_podman_opts *o,
 {
 	char *id = xstrdup(id_in);
 	struct json_object *img = pstore_find_image(p, id);
-	const char *l = pjson_str(img, "layer");
+	const char *l = cfs_json_str(img, "layer");
 	char *layer = xstrdup(l ? l : "");
 	char *who = pcontainer_using(o, id);
 	int r = -1;
@@ -429,7 +430,8 @@ int pstore_remove_image(struct pstore *p, const struct cfs_podman_opts *o,
 			  id, who);
 		goto out;
 	}
-	if (pstore_is_id(layer) && (who = pprimary_image_on_layer(o, layer))) {
+	if (cfs_image_id_ok(layer) &&
+	    (who = pprimary_image_on_layer(o, layer))) {
 		cfs_error("podman's own store has a copy of image %.12s as %s "
 			  "(made by podman tag): remove it first (podman rmi)",
 			  id, who);
@@ -441,7 +443,7 @@ int pstore_remove_image(struct pstore *p, const struct cfs_podman_opts *o,
 	if (pstore_save_images(p) < 0)
 		goto out;
 	pstore_remove_big_data(p, id);
-	if (pstore_is_id(layer) && !layer_used_by_other(p, layer, id)) {
+	if (cfs_image_id_ok(layer) && !layer_used_by_other(p, layer, id)) {
 		if (pjson_array_remove_id(p->layers, layer) &&
 		    pstore_save_layers(p) < 0)
 			goto out;
@@ -486,11 +488,11 @@ int cfs_podman_remove(const struct cfs_podman_opts *o, const char *name)
 		goto out;
 	if (pstore_lookup_image(&p, name, &img) < 0)
 		goto out;
-	if (!img || !pjson_str(img, "id")) {
+	if (!img || !cfs_json_str(img, "id")) {
 		cfs_error("%s: no such image in %s", name, p.root);
 		goto out;
 	}
-	r = pstore_remove_image(&p, o, pjson_str(img, "id"), &m);
+	r = pstore_remove_image(&p, o, cfs_json_str(img, "id"), &m);
 	pstore_close(&p);
 	if (r == 0 && (r = pstore_release_mount(&m)) < 0)
 		cfs_error_prefix("unregistered, but its mount is left");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The storage.conf reader (podman/conf.c): keys in tables, strings and
+ * The storage.conf reader (containers/conf.c): keys in tables, strings and
  * arrays over several lines, comments, the offsets cfs-podman setup edits
  * at, and malformed or hostile text.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cfs/util.h"
-#include "podman/conf.h"
+#include "containers/conf.h"
 #include "tap.h"
 
 static const char debian[] =
@@ -33,37 +33,37 @@ static const char debian[] =
 
 /* Finds table.key in text: the result, with k filled (caller frees). */
 static int find(const char *text, const char *table, const char *key,
-		struct pconf_key *k)
+		struct containers_conf_key *k)
 {
-	return pconf_find(text, strlen(text), table, key, k);
+	return containers_conf_find(text, strlen(text), table, key, k);
 }
 
 /* True if table.key in text is the one string want. */
 static bool string_is(const char *text, const char *table, const char *key,
 		      const char *want)
 {
-	struct pconf_key k;
+	struct containers_conf_key k;
 	bool good = find(text, table, key, &k) == 1 && !k.is_array &&
 		    k.n == 1 && !strcmp(k.values[0], want);
 
 	if (!good && k.n)
 		printf("# %s.%s = '%s'\n", table, key, k.values[0]);
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	return good;
 }
 
 static bool absent(const char *text, const char *table, const char *key)
 {
-	struct pconf_key k;
+	struct containers_conf_key k;
 	int r = find(text, table, key, &k);
 
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	return r == 0;
 }
 
 static bool fails(const char *text, const char *key, const char *msg)
 {
-	struct pconf_key k;
+	struct containers_conf_key k;
 	int r = find(text, "storage", key, &k);
 
 	if (r != -1 || !strstr(cfs_strerror(), msg)) {
@@ -75,7 +75,7 @@ static bool fails(const char *text, const char *key, const char *msg)
 
 static void test_debian_file(void)
 {
-	struct pconf_key k;
+	struct containers_conf_key k;
 	int r;
 
 	ok(string_is(debian, "storage", "driver", "overlay"),
@@ -101,16 +101,16 @@ static void test_debian_file(void)
 	ok(r == 1 && debian[k.value_off] == '[' &&
 		   !strncmp(debian + k.table_off, "# Paths", 7),
 	   "value_off at '[', table_off at the line after the header");
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	ok(find(debian, "storage.options.thinpool", "x", &k) == 0 &&
 		   k.table_off == -1,
 	   "absent table: table_off -1");
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 }
 
 static void test_forms(void)
 {
-	struct pconf_key k;
+	struct containers_conf_key k;
 	const char *t;
 
 	ok(string_is("driver=\"vfs\"", "", "driver", "vfs"),
@@ -148,25 +148,25 @@ static void test_forms(void)
 	ok(find("[storage]\ndriver = \"\"\n", "storage", "driver", &k) == 1 &&
 		   k.n == 1 && !k.values[0][0],
 	   "an empty string is found as empty");
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	t = "[storage.options]\nadditionalimagestores = []\n";
 	ok(find(t, "storage.options", "additionalimagestores", &k) == 1 &&
 		   k.is_array && k.n == 0 && t[k.value_off] == '[' &&
 		   t[k.value_off + 1] == ']',
 	   "an empty array");
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	t = "[storage]";
 	ok(find(t, "storage", "driver", &k) == 0 &&
 		   k.table_off == (long)strlen(t),
 	   "header on the last line: table_off at the end");
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	ok(absent("", "storage", "driver"), "empty text");
 }
 
 static void test_malformed(void)
 {
 	const char nul[] = "[storage]\ndri\0ver = \"x\"\ndriver = \"y\"\n";
-	struct pconf_key k;
+	struct containers_conf_key k;
 	char *big;
 
 	ok(fails("[storage]\ndriver = \"overlay\n", "driver", "'driver'"),
@@ -179,14 +179,15 @@ static void test_malformed(void)
 	   "bare word in an array");
 	ok(fails("[storage]\nx = [\"a\"", "driver", "'x'"),
 	   "array cut at the end of the text");
-	ok(pconf_find(nul, sizeof(nul) - 1, "storage", "driver", &k) == 1 &&
+	ok(containers_conf_find(nul, sizeof(nul) - 1, "storage", "driver",
+				&k) == 1 &&
 		   k.n == 1 && !strcmp(k.values[0], "y"),
 	   "a NUL byte in a key: that line skipped, the next read");
-	pconf_key_free(&k);
-	ok(pconf_find("[storage]\ndriver = \"x\"", 20, "storage", "driver",
-		      &k) == -1,
+	containers_conf_key_free(&k);
+	ok(containers_conf_find("[storage]\ndriver = \"x\"", 20, "storage",
+				"driver", &k) == -1,
 	   "length is honoured: the closing quote beyond it is not read");
-	pconf_key_free(&k);
+	containers_conf_key_free(&k);
 	big = xmalloc(100000);
 	memset(big, '[', 99999);
 	big[99999] = '\0';

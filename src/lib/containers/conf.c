@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
 #include "cfs/util.h"
+#include "containers/conf.h"
 
 struct scan {
 	const char *s;
@@ -64,13 +64,27 @@ static char *read_string(struct scan *sc)
 	return (char *)b.data;
 }
 
-static void add_value(struct pconf_key *k, char *v)
+static void add_value(struct containers_conf_key *k, char *v)
 {
 	k->values = xrealloc(k->values, (k->n + 1) * sizeof(*k->values));
 	k->values[k->n++] = v;
 }
 
-static int read_array(struct scan *sc, struct pconf_key *k)
+/* A string into k, or read past when k is NULL: 0, or -1 if malformed. */
+static int take_string(struct scan *sc, struct containers_conf_key *k)
+{
+	char *v = read_string(sc);
+
+	if (!v)
+		return -1;
+	if (k)
+		add_value(k, v);
+	else
+		free(v);
+	return 0;
+}
+
+static int read_array(struct scan *sc, struct containers_conf_key *k)
 {
 	sc->i++; /* '[' */
 	for (;;) {
@@ -89,18 +103,12 @@ static int read_array(struct scan *sc, struct pconf_key *k)
 		}
 		if (c != '"' && c != '\'')
 			return -1;
-		char *v = read_string(sc);
-
-		if (!v)
+		if (take_string(sc, k) < 0)
 			return -1;
-		if (k)
-			add_value(k, v);
-		else
-			free(v);
 	}
 }
 
-static int read_value(struct scan *sc, struct pconf_key *k)
+static int read_value(struct scan *sc, struct containers_conf_key *k)
 {
 	char c = sc->i < sc->len ? sc->s[sc->i] : '\n';
 
@@ -111,17 +119,8 @@ static int read_value(struct scan *sc, struct pconf_key *k)
 			k->is_array = true;
 		return read_array(sc, k);
 	}
-	if (c == '"' || c == '\'') {
-		char *v = read_string(sc);
-
-		if (!v)
-			return -1;
-		if (k)
-			add_value(k, v);
-		else
-			free(v);
-		return 0;
-	}
+	if (c == '"' || c == '\'')
+		return take_string(sc, k);
 	skip_line(sc); /* numbers, booleans, inline tables: not needed */
 	return 0;
 }
@@ -144,8 +143,8 @@ static void read_table(struct scan *sc, char *table, size_t size)
 	skip_line(sc);
 }
 
-int pconf_find(const char *text, size_t len, const char *table, const char *key,
-	       struct pconf_key *out)
+int containers_conf_find(const char *text, size_t len, const char *table,
+			 const char *key, struct containers_conf_key *out)
 {
 	struct scan sc = {text, 0, len};
 	char cur[256] = "";
@@ -183,7 +182,7 @@ int pconf_find(const char *text, size_t len, const char *table, const char *key,
 		if (read_value(&sc, want ? out : NULL) < 0) {
 			cfs_error("cannot parse the value of '%.*s'", (int)kl,
 				  sc.s + ks);
-			pconf_key_free(out);
+			containers_conf_key_free(out);
 			return -1;
 		}
 		found = found || want;
@@ -191,11 +190,24 @@ int pconf_find(const char *text, size_t len, const char *table, const char *key,
 	return found ? 1 : 0;
 }
 
-void pconf_key_free(struct pconf_key *k)
+void containers_conf_key_free(struct containers_conf_key *k)
 {
 	for (size_t i = 0; i < k->n; i++)
 		free(k->values[i]);
 	free(k->values);
 	k->values = NULL;
 	k->n = 0;
+}
+
+char *containers_conf_string(const char *text, size_t len, const char *table,
+			     const char *key)
+{
+	struct containers_conf_key k = {0};
+	char *v = NULL;
+
+	if (containers_conf_find(text, len, table, key, &k) == 1 &&
+	    !k.is_array && k.n == 1)
+		v = xstrdup(k.values[0]);
+	containers_conf_key_free(&k);
+	return v;
 }

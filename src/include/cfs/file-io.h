@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whole files and exact reads and writes, atomic replacement, mkdir -p.
+ * Part of the base (file-io.c): includes cfs/error.h, cfs/mem.h and the
+ * fs-verity ioctl leaf (cfs/verity-ioctl.h), nothing above them.
+ */
+#ifndef CFS_FILE_IO_H
+#define CFS_FILE_IO_H
+
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* write(2) until done (EINTR retried); 0, or -1 with errno (no message). */
+int cfs_write_all(int fd, const void *data, size_t len);
+/*
+ * Exactly count bytes from fd: 0, -errno, or -EIO if the file ends first
+ * (no message: the cfs_read_fn contract).
+ */
+int cfs_read_exact(int fd, void *buf, size_t count);
+
+/* A stream of directory path under dirfd; NULL with errno set. */
+DIR *cfs_opendir_at(int dirfd, const char *path);
+
+/* Read a whole file (or "-" for stdin) into memory (NUL-terminated). */
+int cfs_read_file(const char *path, uint8_t **data, size_t *len);
+
+/* path -> target, replacing whatever path was atomically (via PATH.tmp.PID). */
+int cfs_symlink_replace(const char *target, const char *path);
+/*
+ * Write data to path atomically: temp file in the same directory, fsync,
+ * optional fs-verity enable (flags), rename over path, fsync the directory.
+ * On error nothing is left behind.
+ */
+#define CFS_ATOMIC_VERITY 1	    /* try to enable fs-verity on the file */
+#define CFS_ATOMIC_REQUIRE_VERITY 2 /* fail if fs-verity cannot be enabled */
+#define CFS_ATOMIC_NOSYNC 4	    /* skip fsync (tests, tmpfs) */
+int cfs_write_file_atomic(const char *path, const void *data, size_t len,
+			  unsigned int mode, int flags);
+
+/* mkdir -p; returns 0 or -1 with cfs_error set. */
+int cfs_mkdir_p(const char *path, unsigned int mode);
+
+#endif
