@@ -3,6 +3,7 @@
 #include "cfs/file-io.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,9 @@
 #include "cfs/error.h"
 #include "cfs/mem.h"
 #include "cfs/verity-ioctl.h"
+
+/* What a file being replaced is named after: PATH.tmp.PID[.XXXXXX]. */
+#define REPLACING ".tmp."
 
 static int read_fd_all(int fd, const char *path, struct cfs_buf *b)
 {
@@ -133,7 +137,7 @@ static int enable_verity_on(const char *tmp, int flags)
 int cfs_write_file_atomic(const char *path, const void *data, size_t len,
 			  unsigned int mode, int flags)
 {
-	char *tmp = xasprintf("%s.tmp.%d.XXXXXX", path, (int)getpid());
+	char *tmp = xasprintf("%s" REPLACING "%d.XXXXXX", path, (int)getpid());
 	int fd = mkostemp(tmp, O_CLOEXEC);
 
 	if (fd < 0) {
@@ -169,7 +173,7 @@ fail:
 
 int cfs_symlink_replace(const char *target, const char *path)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	char *tmp = xasprintf("%s" REPLACING "%d", path, (int)getpid());
 	int r = 0;
 
 	unlink(tmp);
@@ -180,6 +184,32 @@ int cfs_symlink_replace(const char *target, const char *path)
 	}
 	free(tmp);
 	return r;
+}
+
+/* A PID, then nothing or mkostemp's six characters. */
+static int replacing_tail(const char *s)
+{
+	char *end;
+	long pid;
+
+	if (*s < '1' || *s > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(s, &end, 10);
+	if (errno || pid > INT_MAX ||
+	    (*end && (*end != '.' || strlen(end + 1) != 6)))
+		return 0;
+	return (int)pid;
+}
+
+int cfs_replacing_pid(const char *name)
+{
+	int pid = 0;
+
+	for (const char *t = strstr(name, REPLACING); t && !pid;
+	     t = strstr(t + 1, REPLACING))
+		pid = t > name ? replacing_tail(t + strlen(REPLACING)) : 0;
+	return pid;
 }
 
 int cfs_mkdir_p(const char *path, unsigned int mode)

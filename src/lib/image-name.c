@@ -13,8 +13,12 @@
 #include "cfs/util.h"
 
 #define MIN_ID_PREFIX 3
-#define ID_LEN 64
-#define HEX "0123456789abcdef"
+
+bool cfs_image_id_ok(const char *id)
+{
+	return strnlen(id, CFS_IMAGE_ID_LEN + 1) == CFS_IMAGE_ID_LEN &&
+	       cfs_lower_hex(id, CFS_IMAGE_ID_LEN);
+}
 
 static bool is_alnum_lower(char c)
 {
@@ -278,7 +282,8 @@ static int by_prefix(const struct cfs_name_set *set, const char *query,
 	size_t len = strlen(query);
 	struct fits f = {0};
 
-	if (len < MIN_ID_PREFIX || len > ID_LEN || strspn(query, HEX) != len)
+	if (len < MIN_ID_PREFIX || len > CFS_IMAGE_ID_LEN ||
+	    !cfs_lower_hex(query, len))
 		return 0;
 	for (size_t i = 0; i < set->n; i++)
 		if (!strncmp(set->entries[i].id, query, len))
@@ -354,8 +359,7 @@ int cfs_name_resolve(const struct cfs_name_set *set, const char *query,
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (hex != query ||
-	    (strlen(hex) == ID_LEN && strspn(hex, HEX) == ID_LEN))
+	if (hex != query || cfs_image_id_ok(hex))
 		return take(find_id(set, hex), m, true);
 	if (take(find_name(set, query), m, false))
 		return 1;

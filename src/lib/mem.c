@@ -99,6 +99,15 @@ int cfs_unhex(uint8_t *out, const char *in, size_t n)
 	return 0;
 }
 
+bool cfs_lower_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
 void cfs_buf_reserve(struct cfs_buf *b, size_t extra)
 {
 	size_t need = b->len + extra;

@@ -22,10 +22,9 @@
 /* "NAME.tmp.PID.XXXXXX", of a PID that runs nowhere here. */
 static bool dead_temp(const char *name)
 {
-	const char *t = strstr(name, ".tmp.");
-	int pid;
+	int pid = cfs_replacing_pid(name);
 
-	return t && sscanf(t, ".tmp.%d.", &pid) == 1 && cfs_pid_dead(pid);
+	return pid && cfs_pid_dead(pid);
 }
 
 /* images/ID.json or ID.manifest.json whose ID.cfs is gone. */

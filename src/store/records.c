@@ -40,7 +40,7 @@ void store_walk_records(const char *store, record_fn fn, void *opaque)
 	struct dirent *e;
 
 	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.' && !strstr(e->d_name, ".tmp."))
+		if (e->d_name[0] != '.' && !cfs_replacing_pid(e->d_name))
 			visit_one(store, e->d_name, fn, opaque);
 	if (d)
 		closedir(d);

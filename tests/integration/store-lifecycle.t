@@ -8,7 +8,7 @@ require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman
 require_root "fixtures are built and unpacked as root"
 require_host_tools fsverity python3 skopeo zstd
 build_fixtures
-plan 44
+plan 46
 
 L=$FX/layout
 CS=$CFS_BIN/cfs-store
@@ -86,6 +86,19 @@ is "$(jeval 'j["cached_objects"] > 0, j["unused_objects"]' <"$TMP/df.json")" \
 ok $? "rm both, gc"
 is "$(ls "$K/layers") $(store_objects "$K")" " " \
 	"with no image kept, gc removes every record and object"
+
+# --- a ref whose name holds ".tmp." is a ref like any other --------------
+# The store skips only names of files being replaced (NAME.tmp.PID[.XXXXXX],
+# refused as ref names: test-store-layout); gc once took any name with
+# ".tmp." for one and removed the image such a ref kept.
+T=$TMP/tmpname
+convert "$T" empty >/dev/null
+mv "$T/refs/empty" "$T/refs/app.tmp.v2"
+"$CS" -s "$T" gc >/dev/null
+is "$(missing_all "$T" | wc -l) $(ls "$T/images" | grep -c '\.cfs$')" "0 1" \
+	"gc keeps the image of ref app.tmp.v2, whole"
+is "$("$CS" -s "$T" ls --json | jget "[0]['names']")" "['app.tmp.v2']" \
+	"ls lists the ref app.tmp.v2"
 
 # --- rm refuses podman-registered and mounted images; bad names ----------
 "$CS" -s "$S" rm no-such-image 2>"$TMP/err"

@@ -108,6 +108,8 @@ static void test_names(void)
 
 static void test_ids(void)
 {
+	char up[sizeof(ID_A)];
+
 	ok(resolves(ID_A, ID_A, NULL), "full id");
 	ok(resolves("sha256:" ID_A, ID_A, NULL), "sha256:ID");
 	ok(not_found("sha256:abc1"), "sha256: takes only a full id");
@@ -116,6 +118,13 @@ static void test_ids(void)
 	ok(not_found("99"), "2 digits are too few");
 	ok(ambiguous("abc", ID_A, ID_B), "ambiguous prefix names both images");
 	ok(not_found("abcd"), "a prefix of no id");
+	ok(not_found("ABC1"), "an upper-case prefix is none");
+	ok(cfs_image_id_ok(ID_A), "an id is 64 lowercase hex digits");
+	ok(!cfs_image_id_ok(ID_A "0") && !cfs_image_id_ok(ID_A + 1),
+	   "65 or 63 digits are no id");
+	memcpy(up, ID_A, sizeof(up));
+	up[0] = 'A';
+	ok(!cfs_image_id_ok(up), "upper case is no id");
 }
 
 static void test_ambiguous_name(void)

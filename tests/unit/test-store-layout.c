@@ -27,10 +27,20 @@ static char *repeat(char c, size_t n)
 static void test_names(void)
 {
 	static const char *const good[] = {
-		"web",	 "web:1.2", "registry.io/a/b:tag",
-		"a/b/c", ".hidden", "a..b"};
-	static const char *const bad[] = {"",	"/abs",	 "a/",	   "a//b", ".",
-					  "..", "a/./b", "a/../b", "../x"};
+		"web",	   "web:1.2", "registry.io/a/b:tag", "a/b/c",
+		".hidden", "a..b",    "app.tmp.v2",	     "a.tmp.0"};
+	static const char *const bad[] = {"",
+					  "/abs",
+					  "a/",
+					  "a//b",
+					  ".",
+					  "..",
+					  "a/./b",
+					  "a/../b",
+					  "../x",
+					  "web.tmp.12",
+					  "web.tmp.12.AbCdEf",
+					  "a.tmp.9.xxxxxx/b"};
 	char *max = repeat('x', CFS_REF_NAME_MAX);
 	char *over = repeat('x', CFS_REF_NAME_MAX + 1);
 
@@ -39,6 +49,13 @@ static void test_names(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
 		ok(!cfs_ref_name_ok(bad[i]), "ref name '%s' is refused",
 		   bad[i]);
+	ok(cfs_replacing_pid("images/x.json.tmp.42.AbC123") == 42 &&
+		   cfs_replacing_pid("refs/web.tmp.7") == 7,
+	   "the names of files being replaced give their writer's PID");
+	ok(!cfs_replacing_pid("app.tmp.v2") && !cfs_replacing_pid(".tmp.5") &&
+		   !cfs_replacing_pid("x.tmp.5.abc") &&
+		   !cfs_replacing_pid("x.tmp.-5"),
+	   "other names with .tmp. in them are not");
 	ok(cfs_ref_name_ok(max), "a %d-byte name is valid", CFS_REF_NAME_MAX);
 	ok(!cfs_ref_name_ok(over), "a %d-byte name is refused",
 	   CFS_REF_NAME_MAX + 1);

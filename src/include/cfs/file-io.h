@@ -28,6 +28,12 @@ int cfs_read_file(const char *path, uint8_t **data, size_t *len);
 /* path -> target, replacing whatever path was atomically (via PATH.tmp.PID). */
 int cfs_symlink_replace(const char *target, const char *path);
 /*
+ * The PID in the name of a file that cfs_symlink_replace (NAME.tmp.PID) or
+ * cfs_write_file_atomic (NAME.tmp.PID.XXXXXX) makes while it replaces
+ * NAME, or 0 for any other name: the one parser of the names they make.
+ */
+int cfs_replacing_pid(const char *name);
+/*
  * Write data to path atomically: temp file in the same directory, fsync,
  * optional fs-verity enable (flags), rename over path, fsync the directory.
  * On error nothing is left behind.

@@ -10,6 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define CFS_IMAGE_ID_LEN 64 /* hex sha256 of the config */
+
+/* An image id: 64 lowercase hex digits, nothing else. */
+bool cfs_image_id_ok(const char *id);
+
 /*
  * Length of the registry that name starts with, 0 if none: the first
  * component is a registry if it has a '.' or ':' or is localhost.

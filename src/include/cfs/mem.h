@@ -6,6 +6,7 @@
 #ifndef CFS_MEM_H
 #define CFS_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,8 @@ int cfs_hexval(char c);
 void cfs_hex(char *out, const uint8_t *in, size_t n);
 /* Parse exactly 2n hex digits; returns 0 or -1 (no message). */
 int cfs_unhex(uint8_t *out, const char *in, size_t n);
+/* Whether s starts with n lowercase hex digits (what cfs_hex writes). */
+bool cfs_lower_hex(const char *s, size_t n);
 
 /* Growable byte buffer. */
 struct cfs_buf {

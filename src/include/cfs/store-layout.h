@@ -41,13 +41,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfs/image-name.h" /* image ids: cfs_image_id_ok */
+
 #define CFS_REF_NAME_MAX 255 /* bytes of a whole ref name */
-#define CFS_IMAGE_ID_LEN 64  /* hex sha256 of the config */
 
 /* A ref name: relative, at most 255 bytes, no empty, "." or ".." part. */
 bool cfs_ref_name_ok(const char *name);
-/* 64 lowercase hex digits. */
-bool cfs_image_id_ok(const char *id);
 /*
  * The digest an object path names: "xx/" and 62 lowercase hex digits
  * (len bytes, not NUL-terminated), as cfs_object_path makes it; false for

@@ -147,11 +147,9 @@ static int check_config_name(const char *path, const char *digest)
 
 	base = base ? base + 1 : path;
 	snprintf(name, sizeof(name), "sha256:%.64s", base);
-	if (strlen(base) < 64 || (base[64] && strcmp(base + 64, ".json")))
+	if (strlen(base) < 64 || (base[64] && strcmp(base + 64, ".json")) ||
+	    !cfs_lower_hex(base, 64))
 		return 0;
-	for (int i = 0; i < 64; i++)
-		if (!strchr("0123456789abcdef", base[i]))
-			return 0;
 	if (!strcmp(name, digest))
 		return 0;
 	cfs_error("config %s: digest mismatch: want %s, got %s",

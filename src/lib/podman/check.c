@@ -72,7 +72,8 @@ static void image_subject(char out[24], const char *id)
 
 static bool temp_name(const char *name)
 {
-	return strstr(name, ".tmp.") || !strncmp(name, ".tmp-", 5);
+	/* ours being replaced, or containers/storage's own temps */
+	return cfs_replacing_pid(name) || !strncmp(name, ".tmp-", 5);
 }
 
 static int fix_unlink(struct checker *k, void *path)

@@ -29,29 +29,17 @@ bool cfs_ref_name_ok(const char *name)
 			return false;
 	while (*p) {
 		size_t len = strcspn(p, "/");
+		char part[CFS_REF_NAME_MAX + 1];
 
-		if (len == 0 || (len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
+		memcpy(part, p, len);
+		part[len] = '\0';
+		/* nor a name the store's listing skips as being replaced */
+		if (len == 0 || !strcmp(part, ".") || !strcmp(part, "..") ||
+		    cfs_replacing_pid(part))
 			return false;
 		p += len + (p[len] == '/');
 	}
 	return true;
-}
-
-/* n lowercase hex digits: the store's names never have upper case. */
-static bool lower_hex(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		      (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
-bool cfs_image_id_ok(const char *id)
-{
-	return strnlen(id, CFS_IMAGE_ID_LEN + 1) == CFS_IMAGE_ID_LEN &&
-	       lower_hex(id, CFS_IMAGE_ID_LEN);
 }
 
 bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest)
@@ -59,7 +47,8 @@ bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest)
 	char hex[2 * CFS_DIGEST_SIZE];
 
 	if (len != CFS_OBJECT_PATH_LEN || path[2] != '/' ||
-	    !lower_hex(path, 2) || !lower_hex(path + 3, sizeof(hex) - 2))
+	    !cfs_lower_hex(path, 2) ||
+	    !cfs_lower_hex(path + 3, sizeof(hex) - 2))
 		return false;
 	memcpy(hex, path, 2);
 	memcpy(hex + 2, path + 3, sizeof(hex) - 2);

@@ -107,9 +107,9 @@ static void visit_refs(struct ref_walk *w, const char *rel, int depth)
 		w->r = -1;
 	}
 	while (d && (e = readdir(d)))
-		/* refs being replaced are FILE.tmp.PID */
+		/* not refs being replaced (cfs_replacing_pid) */
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    !strstr(e->d_name, ".tmp."))
+		    !cfs_replacing_pid(e->d_name))
 			visit_entry(w, d, rel, e->d_name, depth);
 	if (d)
 		closedir(d);

@@ -57,7 +57,7 @@ static int lookup_exact(const char *store, const char *query, char **path,
 	const char *why;
 
 	if (cfs_image_id_ok(query) || !strncmp(query, "sha256:", 7) ||
-	    strstr(query, ".tmp.") ||
+	    cfs_replacing_pid(query) ||
 	    !cfs_layout_ref_image(store, query, id, &why))
 		return 0;
 	return answer(store, &m, path, ref);
