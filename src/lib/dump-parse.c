@@ -12,6 +12,7 @@
 #include "rules.h"
 #include "cfs/store.h"
 #include "cfs/util.h"
+#include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
 #define N_FIELDS 11

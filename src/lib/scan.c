@@ -18,6 +18,7 @@
 
 #include "cfs/hashtab.h"
 #include "cfs/util.h"
+#include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
 /* A file with several links, by (st_dev, st_ino). */

@@ -90,15 +90,3 @@ int cfs_verity_enable(int fd)
 	errno = e;
 	return -1;
 }
-
-void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
-		     const uint8_t digest[CFS_DIGEST_SIZE])
-{
-	char hex[2 * CFS_DIGEST_SIZE + 1];
-
-	cfs_hex(hex, digest, CFS_DIGEST_SIZE);
-	out[0] = hex[0];
-	out[1] = hex[1];
-	out[2] = '/';
-	memcpy(out + 3, hex + 2, 2 * CFS_DIGEST_SIZE - 2 + 1);
-}

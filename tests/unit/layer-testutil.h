@@ -17,6 +17,7 @@
 #include "cfs/layer.h"
 #include "cfs/store.h"
 #include "cfs/util.h"
+#include "cfs/store-layout.h"
 #include "cfs/verity.h"
 #include "tar-builder.h"
 

@@ -11,6 +11,7 @@
 #include "cfs/dump.h"
 #include "cfs/image.h"
 #include "cfs/util.h"
+#include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
 #include "tap.h"

@@ -8,6 +8,7 @@
 
 #include "cfs/image.h"
 #include "cfs/util.h"
+#include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
 #include "tap.h"

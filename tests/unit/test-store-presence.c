@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfs/store-layout.h"
 #include "cfs/store.h"
 #include "cfs/util.h"
 

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cfs/store-layout.h"
 #include "cfs/store.h"
 #include "cfs/util.h"
 

@@ -41,12 +41,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/composefs.h> /* CFS_DIGEST_SIZE */
+
 #include "cfs/image-name.h" /* image ids: cfs_image_id_ok */
 
 #define CFS_REF_NAME_MAX 255 /* bytes of a whole ref name */
 
 /* A ref name: relative, at most 255 bytes, no empty, "." or ".." part. */
 bool cfs_ref_name_ok(const char *name);
+/* "xx/yyyy..." object path for a digest (66 bytes + NUL). */
+#define CFS_OBJECT_PATH_LEN (2 * CFS_DIGEST_SIZE + 1)
+void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
+		     const uint8_t digest[CFS_DIGEST_SIZE]);
 /*
  * The digest an object path names: "xx/" and 62 lowercase hex digits
  * (len bytes, not NUL-terminated), as cfs_object_path makes it; false for

@@ -43,9 +43,4 @@ int cfs_verity_digest_stream(cfs_read_fn fn, void *opaque, uint64_t size,
  */
 int cfs_verity_enable(int fd);
 
-/* "xx/yyyy..." object path for a digest (66 bytes + NUL). */
-#define CFS_OBJECT_PATH_LEN (2 * CFS_DIGEST_SIZE + 1)
-void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
-		     const uint8_t digest[CFS_DIGEST_SIZE]);
-
 #endif

@@ -12,6 +12,7 @@
 #include "cfs/escape.h"
 #include "cfs/layer.h"
 #include "cfs/util.h"
+#include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
 #define MAX_SYMLINKS 40

@@ -42,6 +42,18 @@ bool cfs_ref_name_ok(const char *name)
 	return true;
 }
 
+void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
+		     const uint8_t digest[CFS_DIGEST_SIZE])
+{
+	char hex[2 * CFS_DIGEST_SIZE + 1];
+
+	cfs_hex(hex, digest, CFS_DIGEST_SIZE);
+	out[0] = hex[0];
+	out[1] = hex[1];
+	out[2] = '/';
+	memcpy(out + 3, hex + 2, 2 * CFS_DIGEST_SIZE - 2 + 1);
+}
+
 bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest)
 {
 	char hex[2 * CFS_DIGEST_SIZE];
