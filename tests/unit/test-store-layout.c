@@ -24,6 +24,22 @@ static char *repeat(char c, size_t n)
 	return s;
 }
 
+/* An image of id with a one-byte manifest and empty JSON side files. */
+static struct cfs_layout_image tiny_image(const char *id)
+{
+	return (struct cfs_layout_image){
+		.id = id,
+		.config = (const uint8_t *)"{}",
+		.config_len = 2,
+		.oci_manifest = (const uint8_t *)"{}",
+		.oci_manifest_len = 2,
+		.manifest = (const uint8_t *)"x",
+		.manifest_len = 1,
+		.side_flags = CFS_ATOMIC_NOSYNC,
+		.manifest_flags = CFS_ATOMIC_NOSYNC,
+	};
+}
+
 static void test_names(void)
 {
 	static const char *const good[] = {
@@ -139,17 +155,7 @@ static void test_refs(void)
 	char dir[] = "/tmp/test-store-layout.XXXXXX";
 	char *id = repeat('a', CFS_IMAGE_ID_LEN), *path, *got = NULL;
 	char idout[CFS_IMAGE_ID_LEN + 1];
-	struct cfs_layout_image img = {
-		.id = id,
-		.config = (const uint8_t *)"{}",
-		.config_len = 2,
-		.oci_manifest = (const uint8_t *)"{}",
-		.oci_manifest_len = 2,
-		.manifest = (const uint8_t *)"x",
-		.manifest_len = 1,
-		.side_flags = CFS_ATOMIC_NOSYNC,
-		.manifest_flags = CFS_ATOMIC_NOSYNC,
-	};
+	struct cfs_layout_image img = tiny_image(id);
 
 	ok(mkdtemp(dir) != NULL, "scratch store");
 	ok(cfs_layout_write_image(dir, &img) == 0, "image files written");
@@ -217,17 +223,7 @@ static void test_listing(void)
 	char dir[] = "/tmp/test-store-list.XXXXXX",
 	     other[] = "/tmp/test-o.XXXXXX";
 	char *id = repeat('c', CFS_IMAGE_ID_LEN), *path, *cmd;
-	struct cfs_layout_image img = {
-		.id = id,
-		.config = (const uint8_t *)"{}",
-		.config_len = 2,
-		.oci_manifest = (const uint8_t *)"{}",
-		.oci_manifest_len = 2,
-		.manifest = (const uint8_t *)"x",
-		.manifest_len = 1,
-		.side_flags = CFS_ATOMIC_NOSYNC,
-		.manifest_flags = CFS_ATOMIC_NOSYNC,
-	};
+	struct cfs_layout_image img = tiny_image(id);
 	struct listed l = {xstrdup(""), 0};
 	const char *why;
 	char idout[CFS_IMAGE_ID_LEN + 1];
