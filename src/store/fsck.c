@@ -39,7 +39,7 @@ struct finding {
 
 struct fsck {
 	const struct cmd_opts *o;
-	struct inventory inv;
+	struct cfs_inventory inv;
 	struct dset used;    /* objects the manifests reference */
 	struct dset present; /* objects on disk */
 	struct dset bad;     /* damaged or missing: value = finding index+1 */
@@ -191,7 +191,7 @@ static void find_users(struct fsck *c)
 static void check_images(struct fsck *c)
 {
 	for (size_t i = 0; i < c->inv.n_images; i++) {
-		const struct store_image *img = &c->inv.images[i];
+		const struct cfs_inv_image *img = &c->inv.images[i];
 		char *rel = cfs_layout_image_rel(img->id, CFS_IMAGE_MANIFEST);
 		char *json = cfs_layout_image_file(c->o->store, img->id,
 						   CFS_IMAGE_CONFIG);
@@ -464,7 +464,7 @@ static void free_fsck(struct fsck *c)
 	dset_free(&c->used);
 	dset_free(&c->present);
 	dset_free(&c->bad);
-	inventory_free(&c->inv);
+	cfs_inventory_free(&c->inv);
 }
 
 int cmd_fsck(const struct cmd_opts *o)
@@ -473,7 +473,7 @@ int cmd_fsck(const struct cmd_opts *o)
 	/* shared: conversions go on; exclusive to move things aside */
 	int lock = cfs_store_lock(o->store, o->repair), r = -1;
 
-	if (lock >= 0 && inventory_load_all(&c.inv, o->store, true) == 0 &&
+	if (lock >= 0 && cfs_inventory_load_all(&c.inv, o->store, true) == 0 &&
 	    mark_images(&c.inv, &c.used, false) == 0 &&
 	    check_objects(&c) == 0) {
 		check_private(&c);

@@ -48,7 +48,7 @@ static void gc_remove(struct gc *g, const char *rel)
 		printf("%s\n", rel);
 }
 
-static void remove_image(struct gc *g, const struct store_image *img)
+static void remove_image(struct gc *g, const struct cfs_inv_image *img)
 {
 	/* the manifest first: side files without one are garbage too */
 	for (int f = 0; f < CFS_IMAGE_N_FILES; f++) {
@@ -133,10 +133,10 @@ static void report(struct gc *g)
 	json_object_put(j);
 }
 
-static int sweep(struct gc *g, struct inventory *inv)
+static int sweep(struct gc *g, struct cfs_inventory *inv)
 {
 	for (size_t i = 0; i < inv->n_images; i++)
-		if (!image_is_root(&inv->images[i]))
+		if (!cfs_inventory_is_root(&inv->images[i]))
 			remove_image(g, &inv->images[i]);
 	mark_layer_records(inv, &g->kept, g->kept_records);
 	store_walk_records(g->o->store, visit_record, g);
@@ -160,19 +160,19 @@ int cmd_gc(const struct cmd_opts *o)
 	struct gc g = {.o = o,
 		       .kept_records = json_object_new_object(),
 		       .removed = json_object_new_array()};
-	struct inventory inv;
+	struct cfs_inventory inv;
 	int lock = cfs_store_lock(o->store, true), r = -1;
 
 	if (lock < 0)
 		goto out;
-	if (inventory_load(&inv, o->store) < 0) {
-		inventory_free(&inv);
+	if (cfs_inventory_load(&inv, o->store) < 0) {
+		cfs_inventory_free(&inv);
 		goto out;
 	}
 	/* a root that cannot be read stops gc: its objects are unknown */
 	if (mark_images(&inv, &g.kept, true) == 0 && sweep(&g, &inv) == 0)
 		r = 0;
-	inventory_free(&inv);
+	cfs_inventory_free(&inv);
 out:
 	cfs_store_unlock(lock);
 	if (r < 0)

@@ -121,7 +121,7 @@ int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
 
 struct mark_ctx {
 	struct dset *set;
-	struct store_image *img;
+	struct cfs_inv_image *img;
 	uint32_t index;
 };
 
@@ -140,14 +140,14 @@ static void mark_one(const uint8_t *digest, uint64_t size, void *opaque)
 	}
 }
 
-int mark_images(struct inventory *inv, struct dset *set, bool roots_only)
+int mark_images(struct cfs_inventory *inv, struct dset *set, bool roots_only)
 {
 	for (size_t i = 0; i < inv->n_images; i++) {
-		struct store_image *img = &inv->images[i];
+		struct cfs_inv_image *img = &inv->images[i];
 		struct mark_ctx c = {set, img, (uint32_t)i};
 		char *path;
 
-		if (roots_only && !image_is_root(img))
+		if (roots_only && !cfs_inventory_is_root(img))
 			continue;
 		path = cfs_layout_image_file(inv->store, img->id,
 					     CFS_IMAGE_MANIFEST);

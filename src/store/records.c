@@ -128,13 +128,13 @@ static void mark_record(const char *name, const struct cfs_layer *l,
 			dset_add(m->set, l->entries[i].digest, &added);
 }
 
-void mark_layer_records(const struct inventory *inv, struct dset *set,
+void mark_layer_records(const struct cfs_inventory *inv, struct dset *set,
 			struct json_object *names)
 {
 	struct marking m = {.set = set, .names = names};
 
 	for (size_t i = 0; i < inv->n_images; i++)
-		if (image_is_root(&inv->images[i]))
+		if (cfs_inventory_is_root(&inv->images[i]))
 			store_image_records(inv->store, inv->images[i].id,
 					    mark_record, &m);
 }

@@ -14,7 +14,7 @@
 #include "cfs/util.h"
 
 struct usage {
-	struct inventory inv;
+	struct cfs_inventory inv;
 	struct dset set, cached;
 	uint64_t objects, bytes;	       /* on disk */
 	uint64_t used_objects, used_bytes;     /* referenced by some image */
@@ -41,7 +41,7 @@ static int count_object(const struct store_object *ob, void *opaque)
 static int load_usage(struct usage *u, const char *store)
 {
 	memset(u, 0, sizeof(*u));
-	if (inventory_load(&u->inv, store) < 0 ||
+	if (cfs_inventory_load(&u->inv, store) < 0 ||
 	    mark_images(&u->inv, &u->set, false) < 0)
 		return -1;
 	mark_layer_records(&u->inv, &u->cached, NULL);
@@ -60,12 +60,12 @@ static int load_usage(struct usage *u, const char *store)
 
 static void free_usage(struct usage *u)
 {
-	inventory_free(&u->inv);
+	cfs_inventory_free(&u->inv);
 	dset_free(&u->set);
 	dset_free(&u->cached);
 }
 
-static struct json_object *image_json(const struct store_image *img)
+static struct json_object *image_json(const struct cfs_inv_image *img)
 {
 	struct json_object *j = json_object_new_object();
 	struct json_object *refs = json_object_new_array();
@@ -97,7 +97,7 @@ static struct json_object *image_json(const struct store_image *img)
 	return j;
 }
 
-static void print_image(const struct store_image *img)
+static void print_image(const struct cfs_inv_image *img)
 {
 	char ex[32], sh[32];
 

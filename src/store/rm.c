@@ -17,8 +17,8 @@
 #include "cfs/util.h"
 
 /* What arg names as podman would resolve it; *ref: the ref that matched. */
-static int find_image(struct inventory *inv, const char *arg,
-		      struct store_image **img, char **ref)
+static int find_image(struct cfs_inventory *inv, const char *arg,
+		      struct cfs_inv_image **img, char **ref)
 {
 	struct cfs_name_set set = {0};
 	struct cfs_name_match m;
@@ -33,7 +33,7 @@ static int find_image(struct inventory *inv, const char *arg,
 					 inv->images[i].id);
 	}
 	r = cfs_name_resolve(&set, arg, &m);
-	*img = r == 1 ? inventory_find(inv, m.id) : NULL;
+	*img = r == 1 ? cfs_inventory_find(inv, m.id) : NULL;
 	*ref = r == 1 && m.name ? xstrdup(m.name) : NULL;
 	cfs_name_set_free(&set);
 	if (r == 0)
@@ -42,7 +42,7 @@ static int find_image(struct inventory *inv, const char *arg,
 	return *img ? 0 : -1;
 }
 
-static int untag(struct inventory *inv, struct store_image *img,
+static int untag(struct cfs_inventory *inv, struct cfs_inv_image *img,
 		 const char *ref)
 {
 	for (size_t k = 0; k < img->n_refs; k++) {
@@ -56,9 +56,9 @@ static int untag(struct inventory *inv, struct store_image *img,
 	return 0;
 }
 
-static int rm_one(struct inventory *inv, const char *arg)
+static int rm_one(struct cfs_inventory *inv, const char *arg)
 {
-	struct store_image *img;
+	struct cfs_inv_image *img;
 	char *ref;
 	int r = -1;
 
@@ -87,13 +87,13 @@ static int rm_one(struct inventory *inv, const char *arg)
 
 int cmd_rm(const struct cmd_opts *o, char **names, int n)
 {
-	struct inventory inv;
+	struct cfs_inventory inv;
 	int lock = cfs_store_lock(o->store, true), fails = 0;
 
-	if (lock < 0 || inventory_load(&inv, o->store) < 0) {
+	if (lock < 0 || cfs_inventory_load(&inv, o->store) < 0) {
 		fprintf(stderr, TOOL ": %s\n", cfs_strerror());
 		if (lock >= 0)
-			inventory_free(&inv);
+			cfs_inventory_free(&inv);
 		cfs_store_unlock(lock);
 		return 1;
 	}
@@ -102,7 +102,7 @@ int cmd_rm(const struct cmd_opts *o, char **names, int n)
 			fprintf(stderr, TOOL ": %s\n", cfs_strerror());
 			fails++;
 		}
-	inventory_free(&inv);
+	cfs_inventory_free(&inv);
 	cfs_store_unlock(lock);
 	return fails ? 1 : 0;
 }

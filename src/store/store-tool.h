@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cfs/hashtab.h"
+#include "cfs/inventory.h"
 #include "cfs/store-layout.h"
 #include "cfs/verity.h"
 
@@ -33,44 +34,6 @@ struct dset_entry *dset_add(struct dset *s, const uint8_t *digest, bool *added);
 struct dset_entry *dset_find(const struct dset *s, const uint8_t *digest);
 void dset_free(struct dset *s);
 
-/* --- images, refs, podman, mounts (inventory.c) */
-struct store_image {
-	char id[CFS_IMAGE_ID_LEN + 1];
-	char **refs;
-	size_t n_refs;
-	bool podman, mounted, bad; /* bad: the manifest does not validate */
-	char *created;
-	uint64_t objects, bytes, exclusive_bytes;
-};
-
-struct store_dangling_ref {
-	char *name, *why;
-};
-
-struct inventory {
-	const char *store;
-	struct store_image *images;
-	size_t n_images;
-	struct store_dangling_ref *dangling;
-	size_t n_dangling;
-	char **podman_ids; /* registered with podman, ids */
-	char **podman_manifests;
-	size_t n_podman;
-	bool podman_unreadable; /* lenient load: the records cannot be read */
-	char **mounted;		/* canonical manifest paths mounted now */
-	size_t n_mounted;
-	char **mounted_digests; /* digest= of composefs mounts, hex */
-	size_t n_mounted_digests;
-};
-
-int inventory_load(struct inventory *inv, const char *store);
-/* lenient: podman records that cannot be read leave n_podman 0 (fsck). */
-int inventory_load_all(struct inventory *inv, const char *store, bool lenient);
-void inventory_free(struct inventory *inv);
-struct store_image *inventory_find(struct inventory *inv, const char *id);
-/* A root of gc: a ref, podman or a mount uses it. */
-bool image_is_root(const struct store_image *img);
-
 /* --- objects (objects.c) */
 /* Calls fn for every digest a manifest references; -1 if it is corrupt. */
 typedef void (*manifest_object_fn)(const uint8_t *digest, uint64_t size,
@@ -93,7 +56,7 @@ typedef void (*stray_fn)(const char *path, void *opaque);
 int store_walk_objects(const char *store, object_fn fn, stray_fn stray,
 		       void *opaque, bool want_size);
 /* Marks every object the images reference: users counted per image. */
-int mark_images(struct inventory *inv, struct dset *set, bool roots_only);
+int mark_images(struct cfs_inventory *inv, struct dset *set, bool roots_only);
 
 /* --- a status line on a terminal (progress.c) */
 struct store_progress {
@@ -141,14 +104,14 @@ typedef void (*record_fn)(const char *name, const struct cfs_layer *layer,
 			  void *opaque);
 void store_walk_records(const char *store, record_fn fn, void *opaque);
 /*
- * The layer cache of the images gc keeps (image_is_root): the records of
+ * The layer cache of the images gc keeps (cfs_inventory_is_root): the records of
  * their layers (config rootfs.diff_ids) and every object those name, even
  * one a later layer replaces, so that converting such an image again, or
  * a new tag on the same base, takes every layer from the cache. Adds the
  * objects to set and, if names is not NULL, the records' store-relative
  * names to it as keys.
  */
-void mark_layer_records(const struct inventory *inv, struct dset *set,
+void mark_layer_records(const struct cfs_inventory *inv, struct dset *set,
 			struct json_object *names);
 /* True if every object the record names is in set (NULL: on disk). */
 bool record_objects_in(const char *store, const struct cfs_layer *l,

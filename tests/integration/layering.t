@@ -23,7 +23,7 @@ bad=$(python3 "$check" includes "${srcs[@]}")
 is "$(echo "$bad" | grep -E '^src/lib/[a-z-]+\.c:')" "" \
 	"the base (errors, memory, escaping, file I/O, ioctls) includes only what is below it"
 is "$(echo "$bad" | grep -E '^src/lib/[a-z]+/')" "" \
-	"oci/, podman/, containers/ and store/ include no other room's private headers"
+	"oci/, podman/, containers/ and store/ include no other room's private headers, nor the inventory above them"
 # The store's private header: its own files and their unit tests only.
 is "$(grep -rl 'store/internal\.h' src tests/unit | grep -v '^src/lib/store/' |
 	grep -Ev '^tests/unit/test-(store|writeback)\.c$')" "" \

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
-/*
- * What the store holds and who uses it: the manifests in images/, the
- * refs naming them, the images registered with podman through cfs-podman
- * and the manifests mounted now (/proc/self/mountinfo).
- */
+/* What a store holds and who uses it: see cfs/inventory.h. */
+#include "cfs/inventory.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -15,12 +13,13 @@
 #include <unistd.h>
 
 #include "cfs/podman.h"
-#include "store-tool.h"
 #include "cfs/util.h"
+#include "cfs/verity-ioctl.h"
 
-static struct store_image *add_image(struct inventory *inv, const char *id)
+static struct cfs_inv_image *add_image(struct cfs_inventory *inv,
+				       const char *id)
 {
-	struct store_image *img;
+	struct cfs_inv_image *img;
 
 	inv->images = xrealloc(inv->images,
 			       (inv->n_images + 1) * sizeof(*inv->images));
@@ -30,7 +29,8 @@ static struct store_image *add_image(struct inventory *inv, const char *id)
 	return img;
 }
 
-struct store_image *inventory_find(struct inventory *inv, const char *id)
+struct cfs_inv_image *cfs_inventory_find(struct cfs_inventory *inv,
+					 const char *id)
 {
 	for (size_t i = 0; i < inv->n_images; i++)
 		if (!strcmp(inv->images[i].id, id))
@@ -55,13 +55,13 @@ static char *config_created(const char *store, const char *id)
 
 static void add_listed_image(const char *id, void *opaque)
 {
-	struct inventory *inv = opaque;
-	struct store_image *img = add_image(inv, id);
+	struct cfs_inventory *inv = opaque;
+	struct cfs_inv_image *img = add_image(inv, id);
 
 	img->created = config_created(inv->store, id);
 }
 
-static void add_dangling(struct inventory *inv, const char *name,
+static void add_dangling(struct cfs_inventory *inv, const char *name,
 			 const char *why)
 {
 	inv->dangling = xrealloc(inv->dangling, (inv->n_dangling + 1) *
@@ -74,8 +74,8 @@ static void add_dangling(struct inventory *inv, const char *name,
 static void add_listed_ref(const char *name, const char *id, const char *why,
 			   void *opaque)
 {
-	struct inventory *inv = opaque;
-	struct store_image *img = id ? inventory_find(inv, id) : NULL;
+	struct cfs_inventory *inv = opaque;
+	struct cfs_inv_image *img = id ? cfs_inventory_find(inv, id) : NULL;
 
 	if (img) {
 		img->refs = xrealloc(img->refs,
@@ -95,7 +95,7 @@ static void add_str(char ***arr, size_t n, const char *s)
 
 static int add_podman(const struct cfs_podman_image *img, void *opaque)
 {
-	struct inventory *inv = opaque;
+	struct cfs_inventory *inv = opaque;
 
 	if (!img->manifest)
 		return 0; /* not registered by cfs-podman */
@@ -110,7 +110,7 @@ static int add_podman(const struct cfs_podman_image *img, void *opaque)
  * Records that cannot be read fail the load (gc and rm need every root)
  * unless lenient: fsck goes on, and cfs_podman_check reports them.
  */
-static int load_podman(struct inventory *inv, bool lenient)
+static int load_podman(struct cfs_inventory *inv, bool lenient)
 {
 	struct cfs_podman_opts po = {.store = inv->store};
 
@@ -125,7 +125,7 @@ static int load_podman(struct inventory *inv, bool lenient)
 }
 
 /* The manifest a composefs mount source names: a path or a ref name. */
-static char *mount_manifest(const struct inventory *inv, const char *src)
+static char *mount_manifest(const struct cfs_inventory *inv, const char *src)
 {
 	char *path = NULL;
 
@@ -140,7 +140,7 @@ static char *mount_manifest(const struct inventory *inv, const char *src)
  * A mount's digest= names its manifest even when the ref it was mounted by
  * is gone or the manifest was opened by a path that no longer leads to it.
  */
-static void add_mount_digest(struct inventory *inv, const char *opts)
+static void add_mount_digest(struct cfs_inventory *inv, const char *opts)
 {
 	char *value = NULL;
 	size_t len = 0;
@@ -154,7 +154,7 @@ static void add_mount_digest(struct inventory *inv, const char *opts)
 	}
 }
 
-static int load_mounts(struct inventory *inv)
+static int load_mounts(struct cfs_inventory *inv)
 {
 	struct libmnt_table *tb =
 		mnt_new_table_from_file("/proc/self/mountinfo");
@@ -194,7 +194,7 @@ static bool has_str(char **arr, size_t n, const char *s)
 	return false;
 }
 
-static bool mounted_by_digest(const struct inventory *inv, const char *path)
+static bool mounted_by_digest(const struct cfs_inventory *inv, const char *path)
 {
 	uint8_t d[CFS_DIGEST_SIZE];
 	char hex[2 * CFS_DIGEST_SIZE + 1];
@@ -212,10 +212,10 @@ static bool mounted_by_digest(const struct inventory *inv, const char *path)
 	return has_str(inv->mounted_digests, inv->n_mounted_digests, hex);
 }
 
-static void mark_users(struct inventory *inv)
+static void mark_users(struct cfs_inventory *inv)
 {
 	for (size_t i = 0; i < inv->n_images; i++) {
-		struct store_image *img = &inv->images[i];
+		struct cfs_inv_image *img = &inv->images[i];
 		char *path = cfs_layout_image_file(inv->store, img->id,
 						   CFS_IMAGE_MANIFEST);
 		char *real = realpath(path, NULL);
@@ -233,7 +233,8 @@ static void mark_users(struct inventory *inv)
 	}
 }
 
-int inventory_load_all(struct inventory *inv, const char *store, bool lenient)
+int cfs_inventory_load_all(struct cfs_inventory *inv, const char *store,
+			   bool lenient)
 {
 	memset(inv, 0, sizeof(*inv));
 	inv->store = store;
@@ -245,12 +246,12 @@ int inventory_load_all(struct inventory *inv, const char *store, bool lenient)
 	return 0;
 }
 
-int inventory_load(struct inventory *inv, const char *store)
+int cfs_inventory_load(struct cfs_inventory *inv, const char *store)
 {
-	return inventory_load_all(inv, store, false);
+	return cfs_inventory_load_all(inv, store, false);
 }
 
-bool image_is_root(const struct store_image *img)
+bool cfs_inventory_is_root(const struct cfs_inv_image *img)
 {
 	return img->n_refs || img->podman || img->mounted;
 }
@@ -262,7 +263,7 @@ static void free_strs(char **arr, size_t n)
 	free(arr);
 }
 
-void inventory_free(struct inventory *inv)
+void cfs_inventory_free(struct cfs_inventory *inv)
 {
 	for (size_t i = 0; i < inv->n_images; i++) {
 		free_strs(inv->images[i].refs, inv->images[i].n_refs);
