@@ -40,10 +40,18 @@ def gen_tree(root, seed, count, shared, pool):
         shutil.copytree(pool, os.path.join(root, "shared"))
 
 
+def private(store):
+    """images/ and refs/ as cfs-store makes them (cfs-store(8),
+    PERMISSIONS), so that fsck finds the store sound."""
+    for d in ("images", "refs"):
+        os.chmod(os.path.join(store, d), 0o700)
+
+
 def build_store(cache, images, own, pool_files):
     key = "store-%d-%d-%d" % (images, own, pool_files)
     store = os.path.join(cache, key)
     if os.path.exists(os.path.join(store, ".done")):
+        private(store)
         return store
     shutil.rmtree(store, ignore_errors=True)
     work = tempfile.mkdtemp(dir=cache)
@@ -67,6 +75,7 @@ def build_store(cache, images, own, pool_files):
                        os.path.join(store, "refs", "img%d" % n))
         shutil.rmtree(tree)
     shutil.rmtree(work)
+    private(store)
     open(os.path.join(store, ".done"), "w").close()
     return store
 
