@@ -99,6 +99,13 @@ static void test_object_names(const char *hex)
 	bad[2] = 'b';
 	ok(!cfs_layout_object_digest(bad, strlen(bad), back),
 	   "an object path has its slash after two digits");
+	memcpy(bad, path + 3, CFS_OBJECT_PATH_LEN - 2);
+	bad[4] = 'B';
+	ok(cfs_layout_object_name(0x0a, path + 3, back) &&
+		   !memcmp(back, digest, sizeof(back)) &&
+		   !cfs_layout_object_name(0x0a, bad, back) &&
+		   !cfs_layout_object_name(0x0a, path + 2, back),
+	   "a name in its xx/ directory parses the same way");
 	ok(!cfs_layout_object_digest(path, strlen(path) - 1, back) &&
 		   !cfs_layout_object_digest("0a/bb", 5, back),
 	   "a shorter path is no object name");

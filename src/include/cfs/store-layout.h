@@ -59,6 +59,8 @@ void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
  * any other string.
  */
 bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest);
+/* The same for an object's name as listed in its directory xx/ (fanout). */
+bool cfs_layout_object_name(uint8_t fanout, const char *name, uint8_t *digest);
 
 /* The store's directories, by their names relative to the store. */
 #define CFS_STORE_IMAGES "images"

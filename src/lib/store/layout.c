@@ -54,17 +54,27 @@ void cfs_object_path(char out[CFS_OBJECT_PATH_LEN + 1],
 	memcpy(out + 3, hex + 2, 2 * CFS_DIGEST_SIZE - 2 + 1);
 }
 
+/* The 62 digits after xx/ into digest[1..]. */
+static bool object_rest(const char *s, size_t len, uint8_t *rest)
+{
+	size_t n = 2 * CFS_DIGEST_SIZE - 2;
+
+	return len == n && cfs_lower_hex(s, n) &&
+	       cfs_unhex(rest, s, CFS_DIGEST_SIZE - 1) == 0;
+}
+
 bool cfs_layout_object_digest(const char *path, size_t len, uint8_t *digest)
 {
-	char hex[2 * CFS_DIGEST_SIZE];
+	return len == CFS_OBJECT_PATH_LEN && path[2] == '/' &&
+	       cfs_lower_hex(path, 2) && cfs_unhex(digest, path, 1) == 0 &&
+	       object_rest(path + 3, len - 3, digest + 1);
+}
 
-	if (len != CFS_OBJECT_PATH_LEN || path[2] != '/' ||
-	    !cfs_lower_hex(path, 2) ||
-	    !cfs_lower_hex(path + 3, sizeof(hex) - 2))
-		return false;
-	memcpy(hex, path, 2);
-	memcpy(hex + 2, path + 3, sizeof(hex) - 2);
-	return cfs_unhex(digest, hex, CFS_DIGEST_SIZE) == 0;
+bool cfs_layout_object_name(uint8_t fanout, const char *name, uint8_t *digest)
+{
+	digest[0] = fanout;
+	return object_rest(name, strnlen(name, 2 * CFS_DIGEST_SIZE),
+			   digest + 1);
 }
 
 char *cfs_layout_ref_path(const char *store, const char *name)

@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -128,14 +127,11 @@ static void list_fanout(struct presence *p, int f, bool *found)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[CFS_OBJECT_PATH_LEN + 1];
 		digest_t key;
 		const digest_t *hit;
-		int len =
-			snprintf(path, sizeof(path), "%s/%s", name, e->d_name);
 
 		if (e->d_type != DT_REG ||
-		    !cfs_layout_object_digest(path, (size_t)len, key))
+		    !cfs_layout_object_name((uint8_t)f, e->d_name, key))
 			continue;
 		hit = bsearch(key, want, n, sizeof(*want), digest_cmp);
 		if (hit)
