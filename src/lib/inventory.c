@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfs/json.h"
 #include "cfs/podman.h"
 #include "cfs/util.h"
 #include "cfs/verity-ioctl.h"
@@ -42,12 +43,9 @@ static char *config_created(const char *store, const char *id)
 {
 	char *path = cfs_layout_image_file(store, id, CFS_IMAGE_CONFIG);
 	struct json_object *cfg = json_object_from_file(path);
-	struct json_object *c;
-	char *s = NULL;
+	const char *created = cfs_json_str(cfg, "created");
+	char *s = created ? xstrdup(created) : NULL;
 
-	if (cfg && json_object_object_get_ex(cfg, "created", &c) &&
-	    json_object_is_type(c, json_type_string))
-		s = xstrdup(json_object_get_string(c));
 	json_object_put(cfg);
 	free(path);
 	return s;

@@ -17,6 +17,7 @@
 
 #include "cfs/image.h"
 #include "source.h"
+#include "cfs/json.h"
 #include "cfs/sha256.h"
 #include "cfs/store-layout.h"
 #include "cfs/util.h"
@@ -94,12 +95,10 @@ static int check_config_digest(struct psrc *s)
 static void read_created(struct psrc *s)
 {
 	struct json_object *c = json_tokener_parse((const char *)s->config);
-	struct json_object *v;
+	const char *created = cfs_json_str(c, "created");
 
-	if (c && json_object_object_get_ex(c, "created", &v) &&
-	    json_object_is_type(v, json_type_string) &&
-	    rfc3339(json_object_get_string(v)))
-		s->created = xstrdup(json_object_get_string(v));
+	if (created && rfc3339(created))
+		s->created = xstrdup(created);
 	json_object_put(c);
 }
 
