@@ -92,8 +92,9 @@ is "$(ls "$K/layers") $(store_objects "$K")" " " \
 # refused as ref names: test-store-layout); gc once took any name with
 # ".tmp." for one and removed the image such a ref kept.
 T=$TMP/tmpname
-convert "$T" empty >/dev/null
-mv "$T/refs/empty" "$T/refs/app.tmp.v2"
+skopeo copy -q "oci:$L:empty" "oci:$TMP/tl:app.tmp.v2" &&
+	"$CFS_BIN/oci2cfs" "$TMP/tl" --ref app.tmp.v2 --store "$T" -q \
+		--sync=none >/dev/null
 "$CS" -s "$T" gc >/dev/null
 is "$(missing_all "$T" | wc -l) $(ls "$T/images" | grep -c '\.cfs$')" "0 1" \
 	"gc keeps the image of ref app.tmp.v2, whole"
