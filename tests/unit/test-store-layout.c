@@ -111,12 +111,13 @@ static void test_object_names(const char *hex)
 	   "a shorter path is no object name");
 }
 
-/* An image's three file names, made and parsed in one place. */
+/* An image's file names, made and parsed in one place. */
 static void test_image_files(void)
 {
 	char *id = repeat('b', CFS_IMAGE_ID_LEN), *up = repeat('B', 64);
 	char id_out[CFS_IMAGE_ID_LEN + 1], *name, *got;
-	static const char *const want[] = {".cfs", ".json", ".manifest.json"};
+	static const char *const want[] = {".cfs", ".json", ".manifest.json",
+					   ".seal"};
 
 	for (int f = 0; f < CFS_IMAGE_N_FILES; f++) {
 		char *rel = cfs_layout_image_rel(id, f);
@@ -305,11 +306,64 @@ static void test_marker(void)
 	free(big);
 }
 
+/* A seal written with the image, read back; anything else is refused. */
+static void test_seal(void)
+{
+	char dir[] = "/tmp/test-store-seal.XXXXXX";
+	char *id = repeat('c', CFS_IMAGE_ID_LEN), *manifest, *seal, *cmd;
+	uint8_t d[CFS_DIGEST_SIZE], got[CFS_DIGEST_SIZE];
+	struct cfs_layout_image img = tiny_image(id);
+
+	for (size_t i = 0; i < sizeof(d); i++)
+		d[i] = (uint8_t)(i * 7 + 1);
+	ok(mkdtemp(dir) != NULL, "scratch store");
+	ok(cfs_layout_write_image(dir, &img) == 0, "an unsealed image written");
+	manifest = cfs_layout_image_file(dir, id, CFS_IMAGE_MANIFEST);
+	seal = cfs_layout_image_file(dir, id, CFS_IMAGE_SEAL);
+	ok(cfs_layout_read_seal(manifest, got) == 0 && access(seal, F_OK) < 0,
+	   "an unsealed image has no seal");
+	img.seal = d;
+	ok(cfs_layout_write_image(dir, &img) == 0 &&
+		   cfs_layout_read_seal(manifest, got) == 1 &&
+		   !memcmp(got, d, sizeof(d)),
+	   "the seal written with the image reads back");
+	img.seal = NULL;
+	ok(cfs_layout_write_image(dir, &img) == 0 &&
+		   cfs_layout_read_seal(manifest, got) == 1,
+	   "an unsealed write of the same image keeps its seal");
+	ok(cfs_layout_read_seal("/tmp/x.json", got) == 0,
+	   "a path that names no manifest has no seal");
+	cmd = xasprintf("printf '%%064d' 0 > %s", seal);
+	ok(system(cmd) == 0 && cfs_layout_read_seal(manifest, got) < 0 &&
+		   strstr(cfs_strerror(), seal),
+	   "a seal without its newline is refused: %s", cfs_strerror());
+	free(cmd);
+	cmd = xasprintf("printf '%%064d\\n' 0 | tr 0 A > %s", seal);
+	ok(system(cmd) == 0 && cfs_layout_read_seal(manifest, got) < 0,
+	   "upper-case hex is refused");
+	free(cmd);
+	cmd = xasprintf("rm %s && mkfifo %s", seal, seal);
+	ok(system(cmd) == 0 && cfs_layout_read_seal(manifest, got) < 0,
+	   "a FIFO is refused, not waited on: %s", cfs_strerror());
+	free(cmd);
+	cmd = xasprintf("rm %s && ln -s %s %s", seal, manifest, seal);
+	ok(system(cmd) == 0 && cfs_layout_read_seal(manifest, got) < 0,
+	   "a symlink is refused");
+	free(cmd);
+	cmd = xasprintf("rm -rf %s", dir);
+	ok(system(cmd) == 0, "cleanup");
+	free(cmd);
+	free(seal);
+	free(manifest);
+	free(id);
+}
+
 int main(void)
 {
 	test_names();
 	test_image_files();
 	test_refs();
+	test_seal();
 	test_listing();
 	test_marker();
 	return tap_done();

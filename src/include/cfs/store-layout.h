@@ -12,6 +12,7 @@
  *   |-- images/ID.cfs          a manifest (ID: hex sha256 of the config)
  *   |-- images/ID.json         its image config
  *   |-- images/ID.manifest.json  its OCI manifest
+ *   |-- images/ID.seal         a sealed image's manifest digest (cfs/seal.h)
  *   |-- refs/NAME              symlink to ../images/ID.cfs (NAME may have /)
  *   |-- layers/DIFFID          a layer cache record: the objects of a layer
  *   |-- podman/                the additional image store cfs-podman fills
@@ -78,6 +79,7 @@ enum cfs_image_file {
 	CFS_IMAGE_MANIFEST,	/* ID.cfs */
 	CFS_IMAGE_CONFIG,	/* ID.json */
 	CFS_IMAGE_OCI_MANIFEST, /* ID.manifest.json */
+	CFS_IMAGE_SEAL,		/* ID.seal, a sealed image's only */
 	CFS_IMAGE_N_FILES,
 };
 /* STORE/images/ID.cfs and its side files. */
@@ -107,6 +109,7 @@ bool cfs_layout_manifest_id(const char *path, char *id);
 struct cfs_layout_image {
 	const char *id;
 	const uint8_t *config, *oci_manifest, *manifest;
+	const uint8_t *seal; /* CFS_DIGEST_SIZE bytes, or NULL: not sealed */
 	size_t config_len, oci_manifest_len, manifest_len;
 	int side_flags, manifest_flags; /* CFS_ATOMIC_* */
 };
@@ -139,9 +142,21 @@ typedef void (*cfs_ref_fn)(const char *name, const char *id, const char *why,
 			   void *opaque);
 int cfs_layout_each_ref(const char *store, cfs_ref_fn fn, void *opaque);
 
-/* Writes images/ID.{json,manifest.json,cfs}; identical files are kept. */
+/*
+ * Writes images/ID.{json,manifest.json,seal,cfs}; identical files are
+ * kept. A seal once written stays: the image's content, not the manifest
+ * it came with, decides the digest, so an unsealed pull of the same image
+ * does not unseal it.
+ */
 int cfs_layout_write_image(const char *store,
 			   const struct cfs_layout_image *img);
+/*
+ * The seal recorded beside the manifest path X.cfs (X.seal: 64 lowercase
+ * hex digits and a newline): 1 and the digest in d, 0 when the image is
+ * not sealed (or the path names no manifest), -1 after a message naming
+ * the file when it cannot be read or is malformed.
+ */
+int cfs_layout_read_seal(const char *manifest, uint8_t d[CFS_DIGEST_SIZE]);
 /* refs/NAME -> ../images/ID.cfs, replaced atomically. */
 int cfs_layout_write_ref(const char *store, const char *name, const char *id);
 /* Removes refs/NAME and the directories it leaves empty under refs/. */

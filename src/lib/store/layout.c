@@ -111,6 +111,7 @@ static const char *const image_suffix[CFS_IMAGE_N_FILES] = {
 	[CFS_IMAGE_MANIFEST] = ".cfs",
 	[CFS_IMAGE_CONFIG] = ".json",
 	[CFS_IMAGE_OCI_MANIFEST] = ".manifest.json",
+	[CFS_IMAGE_SEAL] = ".seal",
 };
 
 char *cfs_layout_image_file(const char *store, const char *id,
@@ -211,6 +212,49 @@ static int write_image_file(const char *store, const char *id,
 	return r;
 }
 
+#define SEAL_FILE_LEN (2 * CFS_DIGEST_SIZE + 1)
+
+static int write_seal(const char *store, const char *id, const uint8_t *d,
+		      int flags)
+{
+	char text[SEAL_FILE_LEN + 1];
+
+	cfs_hex(text, d, CFS_DIGEST_SIZE);
+	text[SEAL_FILE_LEN - 1] = '\n';
+	return write_image_file(store, id, CFS_IMAGE_SEAL,
+				(const uint8_t *)text, SEAL_FILE_LEN, flags);
+}
+
+int cfs_layout_read_seal(const char *manifest, uint8_t d[CFS_DIGEST_SIZE])
+{
+	char *path = cfs_layout_side_file(manifest, CFS_IMAGE_SEAL);
+	char text[SEAL_FILE_LEN + 1];
+	ssize_t n = -1;
+	int fd, r = -1;
+
+	if (!path)
+		return 0;
+	/* no FIFO may block a mount: O_NONBLOCK */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT) {
+		r = 0;
+	} else if (fd < 0 || (n = read(fd, text, sizeof(text))) < 0) {
+		cfs_error("%s: %s", path, strerror(errno));
+	} else if (n != SEAL_FILE_LEN || text[SEAL_FILE_LEN - 1] != '\n' ||
+		   !cfs_lower_hex(text, 2 * CFS_DIGEST_SIZE)) {
+		cfs_error("%s: not a seal (64 lowercase hex digits and a "
+			  "newline)",
+			  path);
+	} else {
+		cfs_unhex(d, text, CFS_DIGEST_SIZE);
+		r = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return r;
+}
+
 int cfs_layout_write_image(const char *store,
 			   const struct cfs_layout_image *img)
 {
@@ -226,6 +270,8 @@ int cfs_layout_write_image(const char *store,
 		r = write_image_file(store, img->id, CFS_IMAGE_OCI_MANIFEST,
 				     img->oci_manifest, img->oci_manifest_len,
 				     img->side_flags);
+	if (r == 0 && img->seal)
+		r = write_seal(store, img->id, img->seal, img->side_flags);
 	/* The manifest last: a manifest always has its side files. */
 	if (r == 0)
 		r = write_image_file(store, img->id, CFS_IMAGE_MANIFEST,
