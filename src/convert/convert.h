@@ -24,6 +24,7 @@ struct convert_opts {
 	int verbose; /* -1 quiet, 0 normal, 1 verbose */
 	bool no_cache;
 	bool podman; /* register with podman (cfs-podman add) */
+	bool require_seal;
 	int threads;
 	struct cfs_store_opts store_opts;
 };
@@ -45,16 +46,37 @@ int convert_layers(const struct convert_opts *o, struct cfs_oci_image *img,
 /* Waits for the commit; -1 with its error if it failed. Frees commit. */
 int convert_commit_finish(struct convert_commit *commit);
 
+/* The image's seal (cfs/seal.h), if its manifest carries one. */
+struct convert_seal {
+	bool sealed;
+	uint8_t digest[CFS_DIGEST_SIZE];
+};
+
+/*
+ * Reads img's seal before anything is fetched; -1 if it is malformed, or
+ * if there is none and --require-seal was given.
+ */
+int convert_seal_read(const struct convert_opts *o,
+		      const struct cfs_oci_image *img, struct convert_seal *s);
+/* -1 naming both digests unless manifest measures what the seal says. */
+int convert_seal_check(const struct convert_seal *s, const uint8_t *manifest,
+		       size_t len);
+
 struct convert_result {
 	char *manifest_path;
 	char digest_hex[2 * CFS_DIGEST_SIZE + 1];
 	char *ref_name;
+	bool sealed;
 };
 
-/* Writes the manifest (and config and ref, unless --output) atomically. */
+/*
+ * Writes the manifest (and config, seal and ref, unless --output)
+ * atomically.
+ */
 int convert_write_outputs(const struct convert_opts *o,
 			  struct cfs_oci_image *img, struct cfs_store *store,
 			  const uint8_t *manifest, size_t len,
+			  const struct convert_seal *seal,
 			  struct convert_result *res);
 
 /*

@@ -46,6 +46,9 @@ static const char usage_text[] =
 	"      --no-cache         neither use nor fill the layer cache\n"
 	"      --podman           also register the image with podman, as\n"
 	"                         cfs-podman add does (not with --output)\n"
+	"      --require-seal     refuse an image whose manifest carries no\n"
+	"                         seal (a sealed image must always convert\n"
+	"                         to the digest its seal names)\n"
 	"      --signature-policy=FILE\n"
 	"                         policy.json for transport names (default:\n"
 	"                         as podman finds it)\n"
@@ -79,6 +82,7 @@ enum {
 	OPT_NO_VERITY,
 	OPT_NO_CACHE,
 	OPT_PODMAN,
+	OPT_REQUIRE_SEAL,
 	OPT_POLICY,
 	OPT_VERSION,
 };
@@ -94,6 +98,7 @@ static const struct option long_opts[] = {
 	{"no-verity", no_argument, NULL, OPT_NO_VERITY},
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 	{"podman", no_argument, NULL, OPT_PODMAN},
+	{"require-seal", no_argument, NULL, OPT_REQUIRE_SEAL},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	CFS_REGISTRY_LONG_OPTIONS,
 	{"threads", required_argument, NULL, 'j'},
@@ -178,6 +183,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o)
 			break;
 		case OPT_PODMAN:
 			o->podman = true;
+			break;
+		case OPT_REQUIRE_SEAL:
+			o->require_seal = true;
 			break;
 		case OPT_POLICY:
 			o->policy = optarg;
@@ -278,6 +286,7 @@ static int convert(const struct convert_opts *o)
 	struct cfs_tree *t = NULL;
 	struct convert_stats st = {0};
 	struct convert_result res = {0};
+	struct convert_seal seal;
 	struct cfs_store_stats sst;
 	struct convert_commit *commit = NULL;
 	struct cfs_layout_undo undo = {0};
@@ -286,7 +295,8 @@ static int convert(const struct convert_opts *o)
 	int r = -1, lock = -1, built;
 
 	if (cfs_oci_open_name(&img, o->image, o->ref, o->platform, o->policy,
-			      &o->registry) < 0)
+			      &o->registry) < 0 ||
+	    convert_seal_read(o, img, &seal) < 0)
 		goto out;
 	if (cfs_store_open(&store, o->store, &o->store_opts) < 0)
 		goto out;
@@ -307,7 +317,8 @@ static int convert(const struct convert_opts *o)
 		if (built < 0)
 			r = -1;
 	}
-	if (interrupted)
+	if (interrupted ||
+	    (r == 0 && convert_seal_check(&seal, manifest, len) < 0))
 		r = -1;
 	if (r < 0)
 		goto out;
@@ -316,7 +327,8 @@ static int convert(const struct convert_opts *o)
 	if (o->podman)
 		cfs_layout_undo_save(&undo, o->store, img->config_digest,
 				     o->ref ? o->ref : img->ref_name);
-	if (convert_write_outputs(o, img, store, manifest, len, &res) < 0)
+	if (convert_write_outputs(o, img, store, manifest, len, &seal, &res) <
+	    0)
 		goto out;
 	if (o->podman && register_podman(o, &res) < 0) {
 		cfs_layout_undo_apply(&undo);

@@ -38,6 +38,7 @@ static const char *digest_hex(const char *digest)
 int convert_write_outputs(const struct convert_opts *o,
 			  struct cfs_oci_image *img, struct cfs_store *store,
 			  const uint8_t *manifest, size_t len,
+			  const struct convert_seal *seal,
 			  struct convert_result *res)
 {
 	const char *id = digest_hex(img->config_digest);
@@ -51,6 +52,7 @@ int convert_write_outputs(const struct convert_opts *o,
 		.oci_manifest_len = img->manifest_len,
 		.manifest = manifest,
 		.manifest_len = len,
+		.seal = seal->sealed ? seal->digest : NULL,
 		.side_flags = atomic_flags(store, false),
 		.manifest_flags = atomic_flags(store, true),
 	};
@@ -58,6 +60,7 @@ int convert_write_outputs(const struct convert_opts *o,
 
 	cfs_verity_digest_mem(manifest, len, digest);
 	cfs_hex(res->digest_hex, digest, CFS_DIGEST_SIZE);
+	res->sealed = seal->sealed;
 	if (name && !cfs_ref_name_ok(name)) {
 		char pbuf[CFS_SHOWN_MAX];
 
@@ -119,6 +122,8 @@ void convert_print_json(const struct convert_opts *o,
 			       json_object_new_string(res->manifest_path));
 	json_object_object_add(j, "digest",
 			       json_object_new_string(res->digest_hex));
+	json_object_object_add(j, "sealed",
+			       json_object_new_boolean(res->sealed));
 	/* ids as cfs-store ls --json and podman print them: bare hex */
 	json_object_object_add(
 		j, "id",

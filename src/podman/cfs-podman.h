@@ -20,7 +20,8 @@ int cmd_check(const struct cfs_podman_opts *o, bool repair);
 int cmd_remove_purge(const struct cfs_podman_opts *o, const char *name);
 /* Runs oci2cfs --podman IMAGE (exec: returns only on failure). */
 int cmd_pull(const struct cfs_podman_opts *o, const char *image,
-	     const char *policy, const struct cfs_registry_opts *reg);
+	     const char *policy, bool require_seal,
+	     const struct cfs_registry_opts *reg);
 /*
  * A registry option of pull (getopt_long's c): 1 if taken, 0 if c is none,
  * -1 after printing what is wrong with its value.

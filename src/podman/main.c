@@ -52,6 +52,7 @@ static const char usage_text[] =
 	"      --json                 list: one JSON array of the images\n"
 	"      --signature-policy=FILE\n"
 	"                             pull: policy.json (default: as podman)\n"
+	"      --require-seal         pull: refuse an unsealed image\n"
 	"      --tls-verify[=BOOL], --creds=USER:PASSWORD, --authfile=FILE,\n"
 	"      --cert-dir=DIR         pull: registry options, as oci2cfs(1)\n"
 	"  -h, --help                 show this help and exit\n"
@@ -65,6 +66,7 @@ enum {
 	OPT_INSTALL,
 	OPT_PURGE,
 	OPT_POLICY,
+	OPT_REQUIRE_SEAL,
 	OPT_JSON,
 	OPT_VERSION,
 };
@@ -78,6 +80,7 @@ static const struct option long_opts[] = {
 	{"purge", no_argument, NULL, OPT_PURGE},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"require-seal", no_argument, NULL, OPT_REQUIRE_SEAL},
 	CFS_REGISTRY_LONG_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
@@ -89,7 +92,7 @@ struct args {
 	const char **names;
 	size_t n_names;
 	const char *mountpoint;
-	bool install, purge, json;
+	bool install, purge, json, require_seal;
 	const char *policy;
 	char **pos; /* command and its arguments */
 	int n_pos;
@@ -129,6 +132,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_JSON:
 			a->json = true;
+			break;
+		case OPT_REQUIRE_SEAL:
+			a->require_seal = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -220,6 +226,7 @@ static int check_options(const struct args *a, const char *cmd)
 		{a->names || a->mountpoint, "--name and --mountpoint", "add"},
 		{a->purge, "--purge", "remove"},
 		{a->policy, "--signature-policy", "pull"},
+		{a->require_seal, "--require-seal", "pull"},
 		{a->install, "--install", "setup"},
 		{a->json, "--json", "list"},
 		{cfs_registry_opts_given(&a->registry),
@@ -259,7 +266,7 @@ static int dispatch(struct args *a)
 		return nargs(a, 1, "expected one IMAGE")
 			       ? 2
 			       : cmd_pull(&a->o, a->pos[1], a->policy,
-					  &a->registry);
+					  a->require_seal, &a->registry);
 	if (!strcmp(cmd, "remove"))
 		return nargs(a, 1, "expected one IMAGE") ? 2 : cmd_remove(a);
 	if (!strcmp(cmd, "list"))

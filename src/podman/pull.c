@@ -41,10 +41,11 @@ int pull_option(struct cfs_registry_opts *reg, int c, const char *arg)
 	return r;
 }
 
-#define PULL_ARGS_MAX (8 + CFS_REGISTRY_MAX_ARGS) /* prog .. -- IMAGE */
+#define PULL_ARGS_MAX (9 + CFS_REGISTRY_MAX_ARGS) /* prog .. -- IMAGE */
 
 int cmd_pull(const struct cfs_podman_opts *o, const char *image,
-	     const char *policy, const struct cfs_registry_opts *reg)
+	     const char *policy, bool require_seal,
+	     const struct cfs_registry_opts *reg)
 {
 	char *prog = converter_path();
 	const char *argv[PULL_ARGS_MAX + 1] = {prog, "--podman", "--store",
@@ -55,6 +56,8 @@ int cmd_pull(const struct cfs_podman_opts *o, const char *image,
 		argv[argc++] = "--signature-policy";
 		argv[argc++] = policy;
 	}
+	if (require_seal)
+		argv[argc++] = "--require-seal";
 	cfs_registry_args(reg, argv, &argc);
 	argv[argc++] = "--";
 	argv[argc++] = image;
