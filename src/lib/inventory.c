@@ -51,12 +51,25 @@ static char *config_created(const char *store, const char *id)
 	return s;
 }
 
+static void read_seal(const char *store, struct cfs_inv_image *img)
+{
+	char *path = cfs_layout_image_file(store, img->id, CFS_IMAGE_MANIFEST);
+	uint8_t d[CFS_DIGEST_SIZE];
+	int r = cfs_layout_read_seal(path, d);
+
+	if (r == 1)
+		cfs_hex(img->seal, d, CFS_DIGEST_SIZE);
+	img->bad_seal = r < 0;
+	free(path);
+}
+
 static void add_listed_image(const char *id, void *opaque)
 {
 	struct cfs_inventory *inv = opaque;
 	struct cfs_inv_image *img = add_image(inv, id);
 
 	img->created = config_created(inv->store, id);
+	read_seal(inv->store, img);
 }
 
 static void add_dangling(struct cfs_inventory *inv, const char *name,

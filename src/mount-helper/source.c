@@ -3,7 +3,7 @@
  * SOURCE: an image path, NAME under <store>/refs/ or a name or id podman
  * would resolve to one of the store's images; then the image
  * itself (a valid composefs image of a supported version) and its
- * fs-verity digest against digest= / verity.
+ * fs-verity digest against digest= / verity / the image's seal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,21 +123,52 @@ static int measure(struct mh_request *r, const char *why, char *hex)
 		       "cannot measure the fs-verity digest: %s", strerror(e));
 }
 
+/*
+ * A sealed image of a store (ID.seal beside ID.cfs, see cfs/seal.h) is
+ * mounted only with digest= set to its seal: *want is then the seal.
+ */
+static int sealed_digest(struct mh_request *r, const char **want, char *hex)
+{
+	uint8_t d[CFS_DIGEST_SIZE];
+	int sealed = cfs_layout_read_seal(r->image, d);
+
+	if (sealed < 0)
+		return mh_fail(MNT_EX_FAIL, NULL, "%s", cfs_strerror());
+	if (!sealed)
+		return 0;
+	cfs_hex(hex, d, CFS_DIGEST_SIZE);
+	if (*want && strcmp(*want, hex))
+		return mh_fail(
+			MNT_EX_FAIL, r->image,
+			"digest=%s given, but the image is sealed for %s",
+			*want, hex);
+	*want = hex;
+	return 0;
+}
+
 static int check_digest(struct mh_request *r)
 {
 	const struct mh_opts *o = r->opts;
-	char hex[2 * CFS_DIGEST_SIZE + 1];
-	int rc;
+	char hex[2 * CFS_DIGEST_SIZE + 1], seal[2 * CFS_DIGEST_SIZE + 1];
+	const char *want = o->digest;
+	int rc = sealed_digest(r, &want, seal);
 
-	if (!o->verity && !o->digest)
-		return 0;
-	rc = measure(r, o->digest ? "digest=" : "verity", hex);
+	if (rc || (!o->verity && !want))
+		return rc;
+	rc = measure(r,
+		     want == seal ? "its seal"
+		     : want	  ? "digest="
+				  : "verity",
+		     hex);
 	if (rc)
 		return rc;
-	if (o->digest && strcmp(hex, o->digest) != 0)
+	if (want && strcmp(hex, want) != 0)
 		return mh_fail(MNT_EX_FAIL, r->image,
-			       "fs-verity digest %s does not match digest=%s",
-			       hex, o->digest);
+			       want == seal ? "fs-verity digest %s does not "
+					      "match the image's seal %s"
+					    : "fs-verity digest %s does not "
+					      "match digest=%s",
+			       hex, want);
 	r->digest = xstrdup(hex);
 	return 0;
 }

@@ -188,6 +188,47 @@ static void find_users(struct fsck *c)
 
 /* --- manifests, refs, records, podman, .tmp */
 
+/* The fs-verity digest of the manifest's content (hex), or false. */
+static bool manifest_digest(const char *store, const char *id, char *hex)
+{
+	char *path = cfs_layout_image_file(store, id, CFS_IMAGE_MANIFEST);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	uint8_t d[CFS_DIGEST_SIZE];
+	struct stat st;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  cfs_verity_digest_fd(fd, st.st_size, d) == 0;
+
+	if (ok)
+		cfs_hex(hex, d, CFS_DIGEST_SIZE);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return ok;
+}
+
+/* A sealed image's manifest must still measure its seal (cfs/seal.h). */
+static void check_seal(struct fsck *c, const struct cfs_inv_image *img)
+{
+	char got[2 * CFS_DIGEST_SIZE + 1];
+	char *rel = NULL;
+
+	if (img->bad_seal) {
+		rel = cfs_layout_image_rel(img->id, CFS_IMAGE_SEAL);
+		add_finding(c, "bad-seal", rel,
+			    xstrdup("is not a seal: the image cannot be "
+				    "mounted"));
+	} else if (img->seal[0] && !img->bad &&
+		   manifest_digest(c->o->store, img->id, got) &&
+		   strcmp(got, img->seal)) {
+		rel = cfs_layout_image_rel(img->id, CFS_IMAGE_MANIFEST);
+		add_finding(c, "seal-mismatch", rel,
+			    xasprintf("measures %s, but the image is sealed "
+				      "for %s",
+				      got, img->seal));
+	}
+	free(rel);
+}
+
 static void check_images(struct fsck *c)
 {
 	for (size_t i = 0; i < c->inv.n_images; i++) {
@@ -205,6 +246,7 @@ static void check_images(struct fsck *c)
 			add_finding(c, "side-files", rel,
 				    xstrdup("its config or OCI manifest is "
 					    "missing"));
+		check_seal(c, img);
 		free(oci);
 		free(json);
 		free(rel);
@@ -363,6 +405,25 @@ static const char *move_aside(struct fsck *c, const char *rel)
 	return r == 0 ? "moved to damaged/" : NULL;
 }
 
+/*
+ * A seal that cannot be read goes aside with its manifest: the image must
+ * not mount as if it had never been sealed. Converting it again from its
+ * sealed manifest writes both again.
+ */
+static const char *move_seal_aside(struct fsck *c, const char *rel)
+{
+	char id[CFS_IMAGE_ID_LEN + 1], *manifest;
+	const char *done = NULL;
+
+	if (cfs_layout_image_name(strrchr(rel, '/') + 1, id) != CFS_IMAGE_SEAL)
+		return NULL;
+	manifest = cfs_layout_image_rel(id, CFS_IMAGE_MANIFEST);
+	if (move_aside(c, manifest) && move_aside(c, rel))
+		done = "moved to damaged/ with its manifest";
+	free(manifest);
+	return done;
+}
+
 static const char *remove_file(struct fsck *c, const char *rel)
 {
 	char *path = xasprintf("%s/%s", c->o->store, rel);
@@ -387,8 +448,11 @@ static void repair(struct fsck *c)
 		const char *k = f->kind;
 
 		if (!strcmp(k, "damaged") || !strcmp(k, "unreadable") ||
-		    !strcmp(k, "stray") || !strcmp(k, "bad-manifest"))
+		    !strcmp(k, "stray") || !strcmp(k, "bad-manifest") ||
+		    !strcmp(k, "seal-mismatch"))
 			f->action = move_aside(c, f->path);
+		else if (!strcmp(k, "bad-seal"))
+			f->action = move_seal_aside(c, f->path);
 		else if (!strcmp(k, "dangling-ref") ||
 			 !strcmp(k, "bad-record") || !strcmp(k, "leftover"))
 			f->action = remove_file(c, f->path);

@@ -16,7 +16,7 @@ static const char usage_text[] =
 	"\n"
 	"Commands:\n"
 	"  ls [--json]              images: id, created, exclusive and shared\n"
-	"                           bytes, mounted, podman, names\n"
+	"                           bytes, mounted, podman, sealed, names\n"
 	"  rm NAME|ID...            drop a ref (and the image when no ref is\n"
 	"                           left), or an image and all its refs;\n"
 	"                           refused while mounted or registered with\n"

@@ -94,6 +94,11 @@ static struct json_object *image_json(const struct cfs_inv_image *img)
 	json_object_object_add(j, "podman",
 			       json_object_new_boolean(img->podman));
 	json_object_object_add(j, "valid", json_object_new_boolean(!img->bad));
+	json_object_object_add(j, "sealed",
+			       json_object_new_boolean(img->seal[0] != '\0'));
+	json_object_object_add(j, "seal",
+			       img->seal[0] ? json_object_new_string(img->seal)
+					    : NULL);
 	return j;
 }
 
@@ -101,11 +106,12 @@ static void print_image(const struct cfs_inv_image *img)
 {
 	char ex[32], sh[32];
 
-	printf("%-12.12s  %-20.20s  %10s  %10s  %-7s  %-6s  ", img->id,
+	printf("%-12.12s  %-20.20s  %10s  %10s  %-7s  %-6s  %-6s  ", img->id,
 	       img->created ? img->created : "-",
 	       human_bytes(ex, img->exclusive_bytes),
 	       human_bytes(sh, img->bytes - img->exclusive_bytes),
-	       img->mounted ? "yes" : "no", img->podman ? "yes" : "no");
+	       img->mounted ? "yes" : "no", img->podman ? "yes" : "no",
+	       img->seal[0] ? "yes" : "no");
 	for (size_t k = 0; k < img->n_refs; k++)
 		printf("%s%s", k ? "," : "", img->refs[k]);
 	if (!img->n_refs)
@@ -131,9 +137,9 @@ int cmd_ls(const struct cmd_opts *o)
 		print_json(arr);
 		json_object_put(arr);
 	} else {
-		printf("%-12s  %-20s  %10s  %10s  %-7s  %-6s  %s\n", "IMAGE ID",
-		       "CREATED", "EXCLUSIVE", "SHARED", "MOUNTED", "PODMAN",
-		       "NAMES");
+		printf("%-12s  %-20s  %10s  %10s  %-7s  %-6s  %-6s  %s\n",
+		       "IMAGE ID", "CREATED", "EXCLUSIVE", "SHARED", "MOUNTED",
+		       "PODMAN", "SEALED", "NAMES");
 		for (size_t i = 0; i < u.inv.n_images; i++)
 			print_image(&u.inv.images[i]);
 	}

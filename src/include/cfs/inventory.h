@@ -22,6 +22,8 @@ struct cfs_inv_image {
 	size_t n_refs;
 	bool podman, mounted; /* registered with podman, mounted now */
 	char *created;	      /* the config's "created", or NULL */
+	char seal[2 * CFS_DIGEST_SIZE + 1]; /* ID.seal in hex, or "" */
+	bool bad_seal;			    /* ID.seal cannot be read */
 	/* left 0 for whoever reads the manifests (cfs-store) */
 	bool bad; /* the manifest does not validate */
 	uint64_t objects, bytes, exclusive_bytes;
