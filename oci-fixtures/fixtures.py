@@ -485,6 +485,100 @@ def shared_base(lay):
     lay.image("shared-b", [l1, l2, lb])
 
 
+def shuffled(names, seed):
+    """names in an order fixed by their hash, not sorted: a tar's order."""
+    return sorted(names, key=lambda n: hashlib.sha256(
+        (seed + n).encode()).digest())
+
+
+@fixture
+def reproducible(lay):
+    """The image whose manifest digest tests/integration/determinism.t
+    pins: all a manifest records, in bytes that no host, date, umask or
+    user changes (no busybox()). Three layers (gzip, gzip, plain tar);
+    770 small files in 16 directories, in no sorted order, with names
+    that sort differently by byte and by locale, duplicates and empty
+    files; files at the store's small/large object limit (256 KiB) and
+    large ones (several Merkle tree levels), one large content in two
+    layers; xattrs on files, directories and symlinks; hard links in a
+    layer, to a lower layer and to a name a later layer replaces;
+    whiteouts of a file, a directory and one name of a hard link; an
+    opaque directory; dir over dir; devices, a FIFO, nanosecond mtimes,
+    owners."""
+    big = noise("reproducible-big", (2 << 20) + 123)
+    l1 = base("etc/", "usr/", "usr/lib/", "usr/share/", "data/", "dev/",
+              "run/", "opt/")
+    for d in range(16):
+        dirname = "usr/lib/m%02d/" % d
+        l1.dir(dirname, mtime=T0 + d, nsec=d * 1000 + 1,
+               mode=0o750 if d % 5 == 4 else 0o755)
+        names = ["f%03d" % i for i in range(40)]
+        names += ["A", "a", "a.b", "a-b", "B~", "_x", "\u00e9t\u00e9", "Z"]
+        for i, name in enumerate(shuffled(names, dirname)):
+            kw = {"mode": (0o644, 0o755, 0o600)[i % 3],
+                  "uid": (i % 4) * 1000, "gid": (i % 3) * 100,
+                  "mtime": T0 + 1000 + i, "nsec": (i * 7919) % 10**9}
+            if i % 11 == 0:
+                kw["xattrs"] = {"user.idx": b"%d/%d" % (d, i)}
+            if i % 13 == 0:
+                data = b""
+            elif i % 5 == 0:
+                data = b"the same in many files\n"
+            else:
+                data = text("m%d-%s" % (d, name), 1 + (i * 37 + d) % 700)
+            l1.file(dirname + name, data, **kw)
+    l1.file("data/big.bin", big, xattrs={"user.big": b"\x00\x01 big"})
+    l1.hardlink("data/big.link", "data/big.bin")
+    for name, size in (("under-256k", 262143), ("exact-256k", 262144),
+                       ("over-256k", 262145)):
+        l1.file("data/" + name, noise("reproducible-" + name, size))
+    l1.file("data/zeros", bytes(768 << 10), mode=0o600)
+    l1.dir("etc/", mode=0o755, xattrs={"user.dir": b"lower",
+                                       "trusted.both": b"lower"})
+    l1.file("etc/hl-a", b"two names\n", uid=5, gid=6)
+    l1.hardlink("etc/hl-b", "etc/hl-a")
+    l1.symlink("etc/alt", "../usr/lib/m00/f000",
+               xattrs={"trusted.on-symlink": b"1"})
+    l1.symlink("etc/abs", "/data/big.bin", mtime=T0 + 5, nsec=5)
+    l1.file("opt/tool", b"\x7fELF not really\n", mode=0o4755,
+            xattrs={"security.capability": CAPABILITY,
+                    "trusted.overlay.x": b"y"})
+    l1.dir("opt/plugins/")
+    for i in range(5):
+        l1.file("opt/plugins/p%d" % i, b"plugin %d\n" % i)
+    l1.entry("dev/null", "char", mode=0o666, dev=(1, 3))
+    l1.entry("dev/loop0", "block", mode=0o660, gid=6, dev=(7, 0))
+    l1.entry("run/ctl", "fifo", mode=0o620, uid=9, gid=9)
+
+    l2 = Layer()
+    l2.whiteout("usr/lib/m03")
+    l2.whiteout("usr/lib/m04/f010")
+    l2.dir("etc/", mode=0o711, mtime=T0 + 50, nsec=999999999,
+           xattrs={"user.new": b"upper", "trusted.both": b"upper"})
+    l2.whiteout("etc/hl-a")  # etc/hl-b stays, one name left
+    l2.dir("usr/lib/m05/", mtime=T0 + 51)
+    l2.file("usr/lib/m05/new", b"only this after the opaque marker\n")
+    l2.opaque("usr/lib/m05")
+    l2.symlink("usr/lib/m06/f001", "f002")  # a file becomes a symlink
+    l2.dir("usr/share/again/")
+    l2.hardlink("usr/share/again/big", "data/big.bin")  # the lower inode
+    l2.file("usr/share/again/big.copy", big)  # one object for both
+    l2.file("data/big.bin", noise("reproducible-big2", (1 << 20) + 7),
+            mode=0o640)  # big.link and again/big keep the old content
+    for i in range(40):
+        l2.file("usr/share/again/n%02d" % i, text("again-%d" % i, 100 + i))
+
+    l3 = Layer()
+    l3.whiteout("data/zeros")
+    l3.file("usr/lib/m07/f007", b"new xattrs\n",
+            xattrs={"user.z": b"z", "user.a": b"a"})
+    l3.file("usr/share/again/n00", text("again-1", 101))  # = n01
+    l3.dir("opt/plugins/", mode=0o700, mtime=T0 + 60)
+    l3.file("opt/plugins/p9", b"the one plugin left\n")
+    l3.opaque("opt/plugins")  # after p9: only p9 is left
+    lay.image("reproducible", [l1, l2, (l3, "none")])
+
+
 def main():
     global HOSTLESS
     args = sys.argv[1:]
