@@ -4,7 +4,8 @@
 # local docker-registry: the seal on DEST's manifest is the digest oci2cfs
 # gets converting the same image anywhere else; config (so the image id)
 # and layers stay; a docker schema2 image keeps its config bytes; each
-# image of a multi-platform index is sealed with its own digest; a GPG
+# image of a multi-platform index (OCI, or a docker list) is sealed with
+# its own digest; --store gets objects only; a GPG
 # signature made while copying lands in the lookaside and satisfies a
 # signedBy policy that refuses an unsigned copy; an oci: DEST; a seal
 # already there is kept when right, refused when wrong (--reseal replaces
@@ -15,7 +16,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 37
+plan 41
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -154,6 +155,32 @@ done
 is "$seals" " $Da $Db" "the index points at the sealed manifests, each with its own D"
 is "$(d_of "docker://$R/multi:sealed" "$NOTLS" --platform linux/arm64)" "$Db" \
 	"oci2cfs of the sealed index's arm64 image gives its D"
+
+# the same index as a docker manifest list (skopeo rewrites the configs)
+skopeo copy -q --all --format v2s2 --insecure-policy --dest-tls-verify=false \
+	"oci:$MP:multi" "docker://$R/mlist:src"
+run "$SEAL" "$NOTLS" "docker://$R/mlist:src" "docker://$R/mlist:sealed"
+I=$(raw "docker://$R/mlist:sealed")
+is "$st:$(field 'm["mediaType"]' <<<"$I")" \
+	"0:application/vnd.oci.image.index.v1+json" \
+	"a docker manifest list is sealed as an OCI index"
+configs() { # IMAGE: the config digest of each image of its index
+	local d
+	for d in $(raw "$1" | field '" ".join(e["digest"] for e in m["manifests"])'); do
+		raw "${1%:*}@$d" | field 'm["config"]["digest"]'
+	done
+}
+src_configs=$(configs "docker://$R/mlist:src")
+[ "$(grep -c '^sha256:' <<<"$src_configs")" = 2 ] &&
+	[ "$(configs "docker://$R/mlist:sealed")" = "$src_configs" ]
+ok $? "each of its two images keeps its config"
+
+# --- --store: a store of the user's gets objects, nothing else --------------
+run "$SEAL" --store "$TMP/mystore" "oci:$L:realistic" "oci:$TMP/ociout3:x"
+is "$st:$out" "0:$D" "--store DIR: the same D"
+[ -n "$(store_objects "$TMP/mystore")" ] &&
+	[ -z "$(ls -A "$TMP/mystore/refs" "$TMP/mystore/images" 2>/dev/null)" ]
+ok $? "the store holds the objects, and no manifest or ref"
 
 # --- signing while copying -------------------------------------------------
 export GNUPGHOME=$TMP/gnupg
