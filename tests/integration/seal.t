@@ -16,7 +16,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 41
+plan 42
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -102,7 +102,8 @@ is "$(d_of "docker://$R/d2:sealed" "$NOTLS")" "$D" \
 	"oci2cfs of the sealed docker image gives D"
 
 # --- a multi-platform index ------------------------------------------------
-# shared-a as linux/amd64, shared-b relabelled linux/arm64 (its own config)
+# shared-a as linux/amd64, shared-b relabelled linux/arm64 (its own config),
+# and in "multi" also a build attestation (buildkit's: not an image)
 MP=$TMP/multi
 cp -a "$L" "$MP"
 python3 - "$MP" <<'EOF'
@@ -114,6 +115,10 @@ def put(data):
     d = "sha256:" + hashlib.sha256(data).hexdigest()
     open(os.path.join(lay, "blobs", *d.split(":")), "wb").write(data)
     return d, len(data)
+def desc(mt, data):
+    d, n = put(data)
+    return {"mediaType": mt, "digest": d, "size": n}
+MT = "application/vnd.oci.image.manifest.v1+json"
 idx = json.load(open(os.path.join(lay, "index.json")))
 ref = {m["annotations"]["org.opencontainers.image.ref.name"]: m
        for m in idx["manifests"]}
@@ -124,15 +129,22 @@ for tag, arch in (("shared-a", "amd64"), ("shared-b", "arm64")):
     c["architecture"] = arch
     m["config"]["digest"], m["config"]["size"] = put(
         json.dumps(c, sort_keys=True).encode())
-    d, n = put(json.dumps(m, sort_keys=True).encode())
-    entries.append({"mediaType": "application/vnd.oci.image.manifest.v1+json",
-                    "digest": d, "size": n,
-                    "platform": {"os": "linux", "architecture": arch}})
-d, n = put(json.dumps({"schemaVersion": 2, "manifests": entries,
-    "mediaType": "application/vnd.oci.image.index.v1+json"}).encode())
-idx["manifests"].append({"mediaType": "application/vnd.oci.image.index.v1+json",
-    "digest": d, "size": n,
-    "annotations": {"org.opencontainers.image.ref.name": "multi"}})
+    e = desc(MT, json.dumps(m, sort_keys=True).encode())
+    e["platform"] = {"os": "linux", "architecture": arch}
+    entries.append(e)
+att = {"schemaVersion": 2, "mediaType": MT,
+       "config": desc("application/vnd.oci.image.config.v1+json", b"{}"),
+       "layers": [desc("application/vnd.in-toto+json", b'{"_type": "x"}')]}
+e = desc(MT, json.dumps(att).encode())
+e["platform"] = {"os": "unknown", "architecture": "unknown"}
+e["annotations"] = {"vnd.docker.reference.type": "attestation-manifest",
+                    "vnd.docker.reference.digest": entries[0]["digest"]}
+for tag, lst in (("multi", entries + [e]), ("multi-plain", entries)):
+    i = desc("application/vnd.oci.image.index.v1+json", json.dumps(
+        {"schemaVersion": 2, "manifests": lst,
+         "mediaType": "application/vnd.oci.image.index.v1+json"}).encode())
+    i["annotations"] = {"org.opencontainers.image.ref.name": tag}
+    idx["manifests"].append(i)
 json.dump(idx, open(os.path.join(lay, "index.json"), "w"))
 EOF
 skopeo copy -q --all --insecure-policy --dest-tls-verify=false \
@@ -147,18 +159,22 @@ is "$st:$out" "0:linux/amd64 $Da
 linux/arm64 $Db" "it prints 'PLATFORM D' for each image of the index"
 I=$(raw "docker://$R/multi:sealed")
 is "$(field '[e["platform"]["architecture"] for e in m["manifests"]]' <<<"$I")" \
-	"['amd64', 'arm64']" "DEST is an index of the two platforms"
+	"['amd64', 'arm64', 'unknown']" \
+	"DEST is an index of the two platforms and the attestation"
 seals=
-for d in $(field '" ".join(e["digest"] for e in m["manifests"])' <<<"$I"); do
+for d in $(field '" ".join(e["digest"] for e in m["manifests"][:2])' <<<"$I"); do
 	seals="$seals $(raw "docker://$R/multi@$d" | seal_of)"
 done
 is "$seals" " $Da $Db" "the index points at the sealed manifests, each with its own D"
+is "$(field 'm["manifests"][2]["digest"]' <<<"$I")" \
+	"$(raw "docker://$R/multi:src" | field 'm["manifests"][2]["digest"]')" \
+	"the attestation is copied as it was"
 is "$(d_of "docker://$R/multi:sealed" "$NOTLS" --platform linux/arm64)" "$Db" \
 	"oci2cfs of the sealed index's arm64 image gives its D"
 
 # the same index as a docker manifest list (skopeo rewrites the configs)
 skopeo copy -q --all --format v2s2 --insecure-policy --dest-tls-verify=false \
-	"oci:$MP:multi" "docker://$R/mlist:src"
+	"oci:$MP:multi-plain" "docker://$R/mlist:src"
 run "$SEAL" "$NOTLS" "docker://$R/mlist:src" "docker://$R/mlist:sealed"
 I=$(raw "docker://$R/mlist:sealed")
 is "$st:$(field 'm["mediaType"]' <<<"$I")" \
