@@ -2,6 +2,8 @@
 /* cfs-seal: running skopeo and oci2cfs, and removing the temp dir. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -71,12 +73,35 @@ static int child_failed(const char *prog, int status, const char *err)
 	return -1;
 }
 
+/* Waits for pid, passing it the signal that interrupted cfs-seal. */
+static int wait_child(pid_t pid, int *status)
+{
+	bool passed = false;
+
+	for (;;) {
+		if (seal_interrupted && !passed) {
+			kill(pid, seal_interrupted);
+			passed = true;
+		}
+		if (waitpid(pid, status, 0) == pid)
+			return 0;
+		if (errno != EINTR) {
+			cfs_error("waitpid: %s", strerror(errno));
+			return -1;
+		}
+	}
+}
+
 int seal_run(const char *const *argv, const char *out, const char *err)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int r, status;
 
+	if (seal_interrupted) {
+		cfs_error("interrupted by signal %d", (int)seal_interrupted);
+		return -1;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, out,
@@ -90,12 +115,8 @@ int seal_run(const char *const *argv, const char *out, const char *err)
 		cfs_error("cannot run %s: %s", argv[0], strerror(r));
 		return -1;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			cfs_error("waitpid: %s", strerror(errno));
-			return -1;
-		}
-	}
+	if (wait_child(pid, &status) < 0)
+		return -1;
 	if (seal_interrupted) {
 		cfs_error("interrupted by signal %d", (int)seal_interrupted);
 		return -1;

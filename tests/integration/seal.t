@@ -9,14 +9,15 @@
 # signature made while copying lands in the lookaside and satisfies a
 # signedBy policy that refuses an unsigned copy; an oci: DEST; a seal
 # already there is kept when right, refused when wrong (--reseal replaces
-# it); errors are one line naming SOURCE or DEST and leave no temp dir.
+# it); errors are one line naming SOURCE or DEST and leave no temp dir,
+# nor does SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
 require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 42
+plan 43
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -302,3 +303,18 @@ failed_one_line "$st" "$TMP/err" "--sign-passphrase-file $TMP/none" &&
 ok $? "a missing passphrase file is named before anything is copied"
 no_tmp_left
 ok $? "no temp dir left in TMPDIR after the failures" || ls -A "$TMPDIR" >&2
+
+# SIGTERM to cfs-seal alone, while it works: it stops, and cleans up
+"$SEAL" "oci:$L:realistic" "oci:$TMP/intr:x" >/dev/null 2>"$TMP/intr.err" &
+pid=$!
+for _ in $(seq 200); do
+	[ -n "$(ls -A "$TMPDIR")" ] && break
+	sleep 0.02
+done
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+[ "$st" = 143 ] && [ "$(wc -l <"$TMP/intr.err")" = 1 ] &&
+	grep -q "interrupted by signal 15" "$TMP/intr.err" && no_tmp_left
+ok $? "SIGTERM: exit 143, one line, no temp dir left" ||
+	diag "$st: $(cat "$TMP/intr.err")"
