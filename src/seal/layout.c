@@ -295,7 +295,12 @@ int seal_layout_read(struct seal_job *j)
 	    read_manifest(j, "manifest.json", NULL, 0, &data, &len, &m) < 0)
 		return -1;
 	mt = media_type(m);
-	if (!strcmp(mt, OCI_INDEX) || !strcmp(mt, DOCKER_LIST)) {
+	if (!strcmp(mt, OCI_INDEX)) {
+		j->index_orig = data;
+		j->index_orig_len = len;
+		return load_index(j, m);
+	}
+	if (!strcmp(mt, DOCKER_LIST)) {
 		free(data);
 		return load_index(j, m);
 	}
@@ -422,20 +427,33 @@ static int seal_one(const struct seal_job *j, struct seal_image *img)
 }
 
 /* The index with each entry pointing at its sealed manifest. */
+/*
+ * The index with each entry pointing at its sealed manifest. When every
+ * entry already did (an OCI index sealed before), its bytes stay, and so
+ * does its digest.
+ */
 static int seal_index(struct seal_job *j, int64_t *size)
 {
 	struct json_object *list;
 	const char *s;
+	bool changed = !j->index_orig;
 
 	json_object_object_get_ex(j->index, "manifests", &list);
 	for (size_t i = 0; i < j->n; i++) {
 		struct json_object *e = json_object_array_get_idx(list, i);
+		const char *old = cfs_json_str(e, "digest");
 
+		changed = changed || !old || strcmp(old, j->img[i].digest);
 		json_object_object_add(
 			e, "digest", json_object_new_string(j->img[i].digest));
 		json_object_object_add(
 			e, "size",
 			json_object_new_int64((int64_t)j->img[i].size));
+	}
+	if (!changed) {
+		*size = (int64_t)j->index_orig_len;
+		return write_blob(j, (const char *)j->index_orig,
+				  j->index_orig_len, j->top);
 	}
 	s = serialize(j->index);
 	*size = (int64_t)strlen(s);

@@ -313,6 +313,7 @@ static void job_free(struct seal_job *j)
 	}
 	free(j->img);
 	json_object_put(j->index);
+	free(j->index_orig);
 	if (j->tmp)
 		seal_remove_tree(j->tmp);
 	free(j->tmp);

@@ -53,6 +53,8 @@ struct seal_job {
 	char *src;		   /* TMP/src: skopeo's dir: copy */
 	char *layout;		   /* TMP/layout: the OCI layout we write */
 	struct json_object *index; /* the top index as OCI, or NULL */
+	uint8_t *index_orig;	   /* its bytes as read, if already OCI */
+	size_t index_orig_len;
 	struct seal_image *img;
 	size_t n, cap;		       /* images read, images allocated */
 	char top[SEAL_DIGEST_MAX + 1]; /* digest of the sealed top manifest */

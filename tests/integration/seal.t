@@ -17,7 +17,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 43
+plan 45
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -255,23 +255,43 @@ EOF
 	"its manifest carries the seal, with the source's config"
 
 # --- a source that is sealed already ---------------------------------------
-run "$SEAL" "$NOTLS" "docker://$R/app:sealed" "docker://$R/app:resealed"
-is "$st:$(raw "docker://$R/app:resealed")" "0:$(raw "docker://$R/app:sealed")" \
-	"sealing a sealed image again leaves its manifest as it was"
-BAD=$TMP/badseal
-python3 - "$TMP/ociout" "$BAD" <<'EOF'
+# Sealed layouts whose JSON another tool wrote (python's separators, not
+# json-c's): from ociout (one image) and from the sealed index; in BAD the
+# image's seal is wrong.
+run "$SEAL" "$NOTLS" "docker://$R/multi:sealed" "oci:$TMP/mout:m"
+ok $? "the sealed index into a layout"
+GOOD=$TMP/goodseal GOODI=$TMP/mout-py BAD=$TMP/badseal
+python3 - "$TMP/ociout" "$GOOD" "$BAD" "$TMP/mout" "$GOODI" <<'EOF'
 import hashlib, json, os, shutil, sys
-src, dst = sys.argv[1:3]
-shutil.copytree(src, dst)
-idx = json.load(open(os.path.join(dst, "index.json")))
-e = idx["manifests"][0]
-m = json.load(open(os.path.join(dst, "blobs", *e["digest"].split(":"))))
-m["annotations"]["composefs.merged.cfs.v1.fsverity-sha256-12"] = "0" * 64
-data = json.dumps(m).encode()
-e["digest"], e["size"] = "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
-open(os.path.join(dst, "blobs", *e["digest"].split(":")), "wb").write(data)
-json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
+src, good, bad, msrc, mgood = sys.argv[1:6]
+KEY = "composefs.merged.cfs.v1.fsverity-sha256-12"
+def redo(lay, edit):
+    idx = json.load(open(os.path.join(lay, "index.json")))
+    e = idx["manifests"][0]
+    m = json.load(open(os.path.join(lay, "blobs", *e["digest"].split(":"))))
+    edit(m)
+    data = json.dumps(m).encode()
+    e["digest"] = "sha256:" + hashlib.sha256(data).hexdigest()
+    e["size"] = len(data)
+    open(os.path.join(lay, "blobs", *e["digest"].split(":")), "wb").write(data)
+    json.dump(idx, open(os.path.join(lay, "index.json"), "w"))
+for dst, edit in ((good, lambda m: None),
+                  (bad, lambda m: m["annotations"].update({KEY: "0" * 64}))):
+    shutil.copytree(src, dst)
+    redo(dst, edit)
+shutil.copytree(msrc, mgood)
+redo(mgood, lambda m: None)
 EOF
+top() { # LAYOUT: the digest index.json points at
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1] + "/index.json"))["manifests"][0]["digest"])' "$1"
+}
+run "$SEAL" "oci:$GOOD:sealed" "oci:$TMP/goodout:x"
+is "$st:$out:$(top "$TMP/goodout")" "0:$D:$(top "$GOOD")" \
+	"a seal equal to D: the manifest is copied byte for byte"
+run "$SEAL" "oci:$GOODI:m" "oci:$TMP/goodiout:x"
+is "$st:$out:$(top "$TMP/goodiout")" "0:linux/amd64 $Da
+linux/arm64 $Db:$(top "$GOODI")" \
+	"a sealed index: it and its manifests are copied byte for byte"
 run "$SEAL" "oci:$BAD:sealed" "oci:$TMP/ociout2:x"
 failed_one_line "$st" "$TMP/err" "cfs-seal: oci:$BAD:sealed: " &&
 	grep -qF "sealed with $(printf '0%.0s' {1..64}), but converts to $D" "$TMP/err" &&
