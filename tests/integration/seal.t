@@ -17,7 +17,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 45
+plan 46
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -237,6 +237,16 @@ skopeo --insecure-policy copy -q --remove-signatures --src-tls-verify=false \
 		--src-tls-verify=false "docker://$R/unsigned:v1" \
 		"dir:$TMP/pulled2" >"$TMP/pull2.log" 2>&1
 ok $? "an unsigned copy of it in another repository is refused"
+run "$SEAL" "$NOTLS" --sign-by "$FPR" --registries.d "$TMP/regd" \
+	"docker://$R/multi:src" "docker://$R/msigned:v1"
+I=$(raw "docker://$R/msigned:v1")
+want=$( (skopeo inspect --tls-verify=false "docker://$R/msigned:v1" |
+	field 'm["Digest"]'
+	field '"\n".join(e["digest"] for e in m["manifests"])' <<<"$I") |
+	sed 's/:/=/' | sort)
+got=$(cd "$TMP/sigs" && ls -d msigned@*/signature-1 | sed 's|^msigned@||; s|/.*||' | sort)
+is "$st:$(wc -l <<<"$got"):$got" "0:4:$want" \
+	"a signed index: one signature for it and one for each of its manifests"
 
 # --- DEST as an OCI layout -------------------------------------------------
 run "$SEAL" "oci:$L:realistic" "oci:$TMP/ociout:sealed"
