@@ -38,6 +38,10 @@ static const char usage_text[] =
 	"                         sign DEST with this sigstore private key\n"
 	"      --sign-passphrase-file=FILE\n"
 	"                         the signing key's passphrase\n"
+	"      --sign-identity=REF\n"
+	"                         the docker reference signed (default:\n"
+	"                         DEST's; oci:, oci-archive: and dir: need\n"
+	"                         one)\n"
 	"      --registries.d=DIR registries.d for skopeo: where signatures\n"
 	"                         are read (lookaside) and written\n"
 	"                         (lookaside-staging)\n"
@@ -70,6 +74,7 @@ enum {
 	OPT_SIGN_BY,
 	OPT_SIGN_KEY,
 	OPT_SIGN_PASSPHRASE,
+	OPT_SIGN_IDENTITY,
 	OPT_REGISTRIES_D,
 	OPT_POLICY,
 	OPT_VERSION,
@@ -82,6 +87,7 @@ static const struct option long_opts[] = {
 	{"sign-by", required_argument, NULL, OPT_SIGN_BY},
 	{"sign-by-sigstore-private-key", required_argument, NULL, OPT_SIGN_KEY},
 	{"sign-passphrase-file", required_argument, NULL, OPT_SIGN_PASSPHRASE},
+	{"sign-identity", required_argument, NULL, OPT_SIGN_IDENTITY},
 	{"registries.d", required_argument, NULL, OPT_REGISTRIES_D},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	CFS_REGISTRY_LONG_OPTIONS,
@@ -109,6 +115,8 @@ static int other_opt(struct seal_opts *o, int c)
 		return set_value(&o->sign_key, "sign-by-sigstore-private-key");
 	case OPT_SIGN_PASSPHRASE:
 		return set_value(&o->sign_passphrase, "sign-passphrase-file");
+	case OPT_SIGN_IDENTITY:
+		return set_value(&o->sign_identity, "sign-identity");
 	case OPT_REGISTRIES_D:
 		return set_value(&o->registries_d, "registries.d");
 	case OPT_POLICY:
@@ -124,6 +132,32 @@ static int other_opt(struct seal_opts *o, int c)
 	default:
 		return cfs_usage_error(TOOL, "%s", cfs_strerror());
 	}
+}
+
+/* A transport whose images have no docker reference to sign. */
+static bool anonymous(const char *name)
+{
+	static const char *const prefixes[] = {"oci:", "oci-archive:", "dir:"};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* skopeo would fail on these only after writing DEST's blobs. */
+static int check_signing(const struct seal_opts *o)
+{
+	bool sign = o->sign_by || o->sign_key;
+
+	if (!sign && (o->sign_passphrase || o->sign_identity))
+		return cfs_usage_error(TOOL, "--sign-passphrase-file and "
+					     "--sign-identity need a key to "
+					     "sign with");
+	if (sign && !o->sign_identity && anonymous(o->dest))
+		return cfs_usage_error(TOOL, "signing %s needs --sign-identity",
+				       o->dest);
+	return 0;
 }
 
 /* 0 to run, 1 after --help/--version, -1 after a usage error. */
@@ -153,10 +187,7 @@ static int parse_args(int argc, char **argv, struct seal_opts *o)
 		return cfs_usage_error(TOOL, "expected SOURCE and DEST");
 	o->source = argv[optind];
 	o->dest = argv[optind + 1];
-	if (o->sign_passphrase && !o->sign_by && !o->sign_key)
-		return cfs_usage_error(TOOL, "--sign-passphrase-file without "
-					     "a key to sign with");
-	return 0;
+	return check_signing(o);
 }
 
 /* Files the options name, checked before anything is copied. */

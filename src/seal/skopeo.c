@@ -151,6 +151,7 @@ int seal_push(struct seal_job *j)
 	add2(&a, "--sign-by", j->o->sign_by);
 	add2(&a, "--sign-by-sigstore-private-key", j->o->sign_key);
 	add2(&a, "--sign-passphrase-file", j->o->sign_passphrase);
+	add2(&a, "--sign-identity", j->o->sign_identity);
 	add_registry(&a, j, "dest");
 	add(&a, "--");
 	add(&a, src);

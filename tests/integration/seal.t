@@ -17,7 +17,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 46
+plan 48
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -248,6 +248,17 @@ got=$(cd "$TMP/sigs" && ls -d msigned@*/signature-1 | sed 's|^msigned@||; s|/.*|
 is "$st:$(wc -l <<<"$got"):$got" "0:4:$want" \
 	"a signed index: one signature for it and one for each of its manifests"
 
+run "$SEAL" --sign-by "$FPR" "oci:$L:realistic" "dir:$TMP/sdir"
+is "$st:$(head -n1 "$TMP/err")" \
+	"2:cfs-seal: signing dir:$TMP/sdir needs --sign-identity" \
+	"signing a DEST without a docker reference needs --sign-identity"
+run "$SEAL" --sign-by "$FPR" --sign-identity "$R/signed:v1" \
+	"oci:$L:realistic" "dir:$TMP/sdir"
+skopeo standalone-verify "$TMP/sdir/manifest.json" "$R/signed:v1" "$FPR" \
+	"$TMP/sdir/signature-1" >"$TMP/verify.log" 2>&1
+ok $? "with it, dir: DEST gets a signature of the sealed manifest" ||
+	{ diag "$st: $err"; diag_file "$TMP/verify.log"; }
+
 # --- DEST as an OCI layout -------------------------------------------------
 run "$SEAL" "oci:$L:realistic" "oci:$TMP/ociout:sealed"
 is "$st:$out" "0:$D" "DEST oci:DIR:TAG"
@@ -327,9 +338,10 @@ ok $? "a DEST that cannot carry the seal (docker-archive:) is refused" ||
 run "$SEAL" --bogus "oci:$L:realistic" "oci:$TMP/o3:x"
 is "$st:$(head -n1 "$TMP/err")" "2:cfs-seal: unrecognized option '--bogus'" \
 	"an unknown option is a usage error"
-run "$SEAL" --sign-passphrase-file "$TMP/none" --sign-by x "oci:$L:realistic" "oci:$TMP/o3:x"
+run "$SEAL" --sign-passphrase-file "$TMP/none" --sign-by x "$NOTLS" \
+	"oci:$L:realistic" "docker://$R/o3:x"
 failed_one_line "$st" "$TMP/err" "--sign-passphrase-file $TMP/none" &&
-	[ ! -e "$TMP/o3" ]
+	! skopeo inspect --tls-verify=false "docker://$R/o3:x" >/dev/null 2>&1
 ok $? "a missing passphrase file is named before anything is copied"
 no_tmp_left
 ok $? "no temp dir left in TMPDIR after the failures" || ls -A "$TMPDIR" >&2
