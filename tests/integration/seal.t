@@ -202,6 +202,7 @@ ok $? "the store holds the objects, and no manifest or ref"
 # --- signing while copying -------------------------------------------------
 export GNUPGHOME=$TMP/gnupg
 mkdir -m 700 "$GNUPGHOME"
+at_exit "gpgconf --kill gpg-agent 2>/dev/null"
 gpg --batch --passphrase '' --quick-gen-key 'cfs seal test <seal@test.invalid>' \
 	default default never >"$TMP/gpg.log" 2>&1
 FPR=$(gpg --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
