@@ -54,7 +54,7 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIBCFS := $(BUILD)/libcfs.a
 
 # tool name : source directory
-TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper cfs-podman:podman cfs-store:store
+TOOLS := oci2cfs:convert cfs-info:info mkcfs:mkcfs mount.composefs:mount-helper cfs-podman:podman cfs-store:store cfs-seal:seal
 TOOL_NAMES := $(foreach t,$(TOOLS),$(word 1,$(subst :, ,$(t))))
 TOOL_BINS := $(TOOL_NAMES:%=$(BUILD)/bin/%)
 
@@ -132,7 +132,7 @@ install: $(TOOL_BINS)
 	install -d $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0644 contrib/bash-completion/cfs \
 		$(DESTDIR)$(COMPLETIONDIR)/oci2cfs
-	for t in cfs-store cfs-info mkcfs cfs-podman; do \
+	for t in cfs-store cfs-info mkcfs cfs-podman cfs-seal; do \
 		ln -sf oci2cfs $(DESTDIR)$(COMPLETIONDIR)/$$t; done
 	sed 's|@BINDIR@|$(BINDIR)|g' contrib/systemd/cfs-podman-sync.service.in \
 		>$(DESTDIR)$(UNITDIR)/cfs-podman-sync.service

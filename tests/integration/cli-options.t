@@ -5,11 +5,12 @@
 # unknown command named as such; cfs-podman's rm/ls and list --json.
 . "$(dirname "$0")/lib.sh"
 
-require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman mkcfs mount.composefs
+require_cfs_tools oci2cfs cfs-info cfs-store cfs-podman mkcfs mount.composefs \
+	cfs-seal
 require_root "fixtures are built and unpacked as root"
 require_host_tools python3 skopeo
 build_fixtures
-plan 28
+plan 30
 
 CS=$CFS_BIN/cfs-store
 INFO=$CFS_BIN/cfs-info
@@ -89,6 +90,8 @@ usage_style mkcfs 2 onlyone
 usage_style cfs-podman 2 frob
 usage_style cfs-podman 2 list --purge
 usage_style mount.composefs 1 onlyone
+usage_style cfs-seal 2 onlyone
+usage_style cfs-seal 2 --sign-passphrase-file=f a b
 r=0
 for t in "$CS --json" "$INFO -b /" "$CFS_BIN/cfs-podman --purge"; do
 	run ${t%% *} frob ${t#* }
@@ -113,14 +116,14 @@ is "$helps" 0 "--help on every subcommand prints the help, exit 0"
 awk 'length > 80 { print FILENAME ": " $0; bad = 1 } END { exit bad }' \
 	<("$CS" --help) <("$INFO" --help) <("$CFS_BIN/cfs-podman" --help) \
 	<("$CFS_BIN/mkcfs" --help) <("$CFS_BIN/mount.composefs" --help) \
-	>"$TMP/wide"
+	<("$CFS_BIN/cfs-seal" --help) >"$TMP/wide"
 ok $? "every help fits 80 columns"
 
 # Help text is one string literal per line, each ending in "\n", so that
 # clang-format never splits a phrase mid-word (issue 33).
 split=
 for f in store/main.c info/main.c mkcfs/main.c podman/main.c \
-	mount-helper/main.c mount-helper/umount.c; do
+	mount-helper/main.c mount-helper/umount.c seal/main.c; do
 	split="$split$(awk -v f="$f" '
 		/(usage_text|umount_usage)\[\] =/ { u = 1; next }
 		u && /;$/ { if ($0 !~ /\\n";$/) print f ":" NR; u = 0; next }
@@ -130,7 +133,7 @@ is "$split" "" "every help line is one literal ending in a newline"
 
 # Every option a tool's --help lists is in its man page.
 undocumented=
-for t in cfs-store:8 cfs-info:1 cfs-podman:8 mkcfs:1; do
+for t in cfs-store:8 cfs-info:1 cfs-podman:8 mkcfs:1 cfs-seal:1; do
 	tool=${t%:*}
 	for opt in $("$CFS_BIN/$tool" --help | grep -o -- '--[a-z][a-z-]*' |
 		sort -u); do

@@ -6,21 +6,21 @@
 # tool's --help lists, the store's image names and directories.
 . "$(dirname "$0")/lib.sh"
 
-require_cfs_tools oci2cfs cfs-store cfs-info mkcfs cfs-podman
+require_cfs_tools oci2cfs cfs-store cfs-info mkcfs cfs-podman cfs-seal
 require_host_tools python3
 build_fixtures
-plan 13
+plan 15
 
 D=$TMP/root
 install_into "$D" >"$TMP/install.log" 2>&1
 ok $? "make install" || diag_file "$TMP/install.log"
 C=$D/usr/share/bash-completion/completions
 n=0
-for t in oci2cfs cfs-store cfs-info mkcfs cfs-podman; do
+for t in oci2cfs cfs-store cfs-info mkcfs cfs-podman cfs-seal; do
 	bash -c ". '$C/$t' && complete -p $t" 2>/dev/null | grep -q _cfs_complete &&
 		n=$((n + 1))
 done
-is "$n" 5 "each tool's completion file, loaded by name, completes that tool"
+is "$n" 6 "each tool's completion file, loaded by name, completes that tool"
 
 S=$TMP/store
 "$CFS_BIN/oci2cfs" "$FX/layout" --ref realistic --store "$S" -q --sync=none &&
@@ -41,6 +41,10 @@ is "$(complete_words cfs-store fsck --re)" "--repair " \
 	"cfs-store fsck --re: --repair, from --help"
 is "$(complete_words oci2cfs --requ)" "--require-verity " \
 	"oci2cfs --requ: --require-verity, from --help"
+is "$(complete_words cfs-seal --reg)" "--registries.d= " \
+	"cfs-seal --reg: --registries.d=, a dot in its name"
+is "$(complete_words cfs-seal --sign-by-s)" \
+	"--sign-by-sigstore-private-key= " "cfs-seal --sign-by-s: the sigstore key"
 is "$(complete_words cfs-store --store "$S" rm "")" \
 	"realistic shared-a " "cfs-store --store S rm <TAB>: that store's images"
 is "$(CFS_STORE=$S complete_words cfs-store rm sh)" "shared-a " \

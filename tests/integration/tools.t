@@ -214,7 +214,7 @@ ok $? "cfs-store -j 0: exit 2, out of range"
 version=$(sed -n '1s/^[^(]*(\([^)-]*\).*/\1/p' "$top/debian/changelog")
 ln -s "$bin/mount.composefs" "$tmp/umount.composefs"
 for t in oci2cfs cfs-info mkcfs mount.composefs cfs-podman cfs-store \
-	umount.composefs; do
+	cfs-seal umount.composefs; do
 	exe=$bin/$t
 	[ "$t" = umount.composefs ] && exe=$tmp/umount.composefs
 	out=$("$exe" --version 2>&1)
