@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Sealed images, on this host (bench/run calls it; SKIP_SEAL=1 skips it):
+# the bench image (bench/mkimage.sh) is pushed to a docker-registry on
+# 127.0.0.1 as it is and sealed (cfs-seal), then, RUNS times each, in turns
+# (medians, ratios in this one run):
+#   pull-plain / pull-sealed   oci2cfs docker:// of the unsealed and the
+#                              sealed image into a new store: the seal costs
+#                              one comparison of digests (target: within 3%)
+#   cfs-seal                   cfs-seal oci:LAYOUT docker://... (a new
+#                              repository each run, so every blob is pushed)
+#   convert + copy             oci2cfs of the layout into a new store, then
+#                              skopeo copy of it to a new repository: what
+#                              sealing must do at least (target: cfs-seal
+#                              within 1.2x of their sum)
+# Each timed command starts with nothing dirty and caches dropped, its
+# inputs (the registry's blobs or the layout) and the tools read back, as in
+# bench/pull.sh; stores on a fresh journaled ext4 (scratch-fs.sh).
+#   bench/seal.sh IMAGEDIR [RUNS]
+set -euo pipefail
+
+image=$1
+runs=${2:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(cd "$here/../build/bin" && pwd)
+oci2cfs=${OCI2CFS:-$bin/oci2cfs}
+seal=${CFS_SEAL:-$bin/cfs-seal}
+for t in docker-registry skopeo python3 /usr/bin/time "$seal"; do
+	command -v "$t" >/dev/null || { echo "bench/seal.sh: $t missing" >&2; exit 1; }
+done
+if fs=$("$here/scratch-fs.sh" make /var/tmp); then
+	echo "stores on a fresh ext4 with a journal (loop device)"
+else
+	fs=
+	echo "stores on /var/tmp" >&2
+fi
+tmp=$(mktemp -d "${fs:-/var/tmp}/cfs-seal-bench.XXXXXX")
+pid=
+cleanup() {
+	[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true
+	rm -rf "$tmp"
+	[ -z "$fs" ] || "$here/scratch-fs.sh" remove "$fs"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
+	"$tmp/registry" "$port" >"$tmp/registry.yml"
+docker-registry serve "$tmp/registry.yml" >"$tmp/registry.log" 2>&1 &
+pid=$!
+export CONTAINERS_REGISTRIES_CONF=$tmp/registries.conf
+printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" \
+	>"$CONTAINERS_REGISTRIES_CONF"
+echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$tmp/policy.json"
+R=127.0.0.1:$port
+L=oci:$image/layout:bench
+for i in $(seq 50); do
+	skopeo --insecure-policy copy -q --dest-tls-verify=false "$L" \
+		"docker://$R/bench:plain" 2>/dev/null && break
+	sleep 0.2
+done
+export TMPDIR=$tmp
+D=$("$seal" --tls-verify=false --signature-policy "$tmp/policy.json" "$L" \
+	"docker://$R/bench:sealed")
+
+mapfile -t tools < <(for t in "$oci2cfs" "$seal" skopeo; do
+	p=$(command -v "$t") && echo "$p" &&
+		ldd "$p" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}'
+done | sort -u)
+settle() { # FILES...
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	find "$@" -type f -exec cat {} + >/dev/null
+	cat "${tools[@]}" >/dev/null
+}
+timed() { # LABEL COMMAND...
+	local label=$1 load
+	shift
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -f "$label %e %M %U %S $load" -a -o "$tmp/times" "$@" \
+		>/dev/null 2>"$tmp/err" ||
+		{ cat "$tmp/err" >&2; echo "bench/seal.sh: $label failed" >&2; exit 1; }
+}
+pull() { # LABEL TAG
+	rm -rf "$tmp/s"
+	settle "$tmp/registry"
+	timed "$1" "$oci2cfs" "docker://$R/bench:$2" --store "$tmp/s" -q \
+		--signature-policy "$tmp/policy.json"
+}
+
+for r in $(seq "$runs"); do
+	# in turns, and each first every other round
+	if [ $((r % 2)) = 1 ]; then
+		pull pull-plain plain && pull pull-sealed sealed
+	else
+		pull pull-sealed sealed && pull pull-plain plain
+	fi
+	rm -rf "$tmp/s"
+	settle "$image/layout"
+	timed cfs-seal "$seal" --tls-verify=false \
+		--signature-policy "$tmp/policy.json" "$L" "docker://$R/seal$r:1"
+	settle "$image/layout"
+	timed convert "$oci2cfs" "$L" --store "$tmp/s" -q
+	settle "$image/layout"
+	timed copy skopeo --insecure-policy copy -q --dest-tls-verify=false \
+		"$L" "docker://$R/copy$r:1"
+done
+
+python3 - "$tmp/times" "$D" <<'PY'
+import statistics, sys
+t = {}
+for line in open(sys.argv[1]):
+    label, sec, rss, user, system, load = line.split()
+    t.setdefault(label, []).append((float(sec), int(rss), load))
+med = lambda k: statistics.median(r[0] for r in t[k])
+print("sealed images (medians of %d runs; s, peak RSS KiB, load averages); D %s"
+      % (len(t["cfs-seal"]), sys.argv[2][:16]))
+for k in ("pull-plain", "pull-sealed", "cfs-seal", "convert", "copy"):
+    print("  %-12s %7.2f  %8d  load %s" % (
+        k, med(k), max(r[1] for r in t[k]), " ".join(r[2] for r in t[k])))
+p = med("pull-sealed") / med("pull-plain")
+print("ratio sealed pull / unsealed pull      %.3f  (target <= 1.03: %s)"
+      % (p, "PASS" if p <= 1.03 else "MISS"))
+s = med("cfs-seal") / (med("convert") + med("copy"))
+print("ratio cfs-seal / (convert + copy)      %.2f   (target <= 1.2: %s)"
+      % (s, "PASS" if s <= 1.2 else "MISS"))
+PY
