@@ -34,8 +34,53 @@ pod_registry_pull() {
 			"podman run $name runs the pulled image"
 		pod_check "cfs-podman remove the pulled image" $CP remove $name
 	fi
+	pod_sealed_pull $reg $d
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
+}
+
+# A sealed image (issue 32): cfs-seal pushes it, cfs-podman pull
+# --require-seal takes it, podman runs it, and its composefs mount carries
+# digest= its seal; a manifest replaced in the store after the pull is
+# refused at the next mount by name.
+pod_sealed_pull() { # REGISTRY DIR
+	local reg=$1 d=$2 name=$1/cfs/sealed:1 seal id m mnt=$S/sealed-mnt
+	local other=$S/sealed-other.cfs
+	local reg_env="env CONTAINERS_REGISTRIES_CONF=$d/registries.conf TMPDIR=$S/tmp"
+	if ! seal=$($reg_env $bin/cfs-seal --tls-verify=false \
+		--signature-policy $d/policy.json oci:$L:realistic docker://$name \
+		2>$S/seal.err); then
+		nok "cfs-seal oci:$L:realistic docker://$name"
+		sed 's/^/#   /' $S/seal.err
+		return
+	fi
+	ok "cfs-seal pushes realistic sealed for $seal"
+	pod_check "cfs-podman pull --require-seal docker://$name" \
+		$reg_env $CP pull --require-seal --signature-policy $d/policy.json \
+		docker://$name || return
+	pod_is "$(pm run --rm --network none $name 2>&1)" "hello from cfs" \
+		"podman run $name runs the sealed image"
+	id=$(pod_config_hex realistic)
+	m=$(awk -v s="$CS/images/$id.cfs" '$1 == s && $3 == "composefs" { print $4 }' /proc/mounts)
+	case ,$m, in *,digest=$seal,*) ok "its mount has digest= its seal: $m" ;;
+	*) nok "its mount has digest= its seal ($seal): $m" ;; esac
+	# the stored manifest replaced by another (fs-verity on, as any)
+	mkdir -p $mnt
+	ln $CS/images/$id.cfs $S/sealed-orig.cfs
+	$bin/mkcfs $repo/oci-fixtures $other >/dev/null 2>&1 &&
+		fsverity enable $other && mv $other $CS/images/$id.cfs
+	if mount -t composefs $name $mnt -o store=$CS 2>$S/seal-mount.err; then
+		nok "a replaced manifest of a sealed image mounts by name"
+		umount $mnt
+	else
+		case $(cat $S/seal-mount.err) in
+		*"does not match the image's seal $seal"*)
+			ok "a replaced manifest of a sealed image is refused: $(cat $S/seal-mount.err)" ;;
+		*) nok "a replaced manifest is refused for its seal: $(cat $S/seal-mount.err)" ;;
+		esac
+	fi
+	mv $S/sealed-orig.cfs $CS/images/$id.cfs
+	pod_check "cfs-podman remove the sealed image" $CP remove $name
 }
 
 podman() {
