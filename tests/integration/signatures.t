@@ -191,6 +191,23 @@ ok $? "cfs-podman pull refuses an unsigned image in one line" ||
 [ -z "$(refs_and_images "$TMP/s-podman")" ]
 ok $? "cfs-podman pull: no manifest and no ref in the store"
 
+# a dir: image keeps its signatures beside it: only exact identities fit it
+skopeo --registries.d "$D" --insecure-policy copy -q --src-tls-verify=false \
+	"docker://$R/cfs/signed:1" "dir:$TMP/dirimg" >"$TMP/dir.log" 2>&1 &&
+	[ -f "$TMP/dirimg/signature-1" ] || { diag_file "$TMP/dir.log"; bail "no signed dir: copy"; }
+cat >"$TMP/dir-policy.json" <<EOF
+{"default":[{"type":"reject"}],"transports":{"dir":{"":[
+ {"type":"signedBy","keyType":"GPGKeys","keyPath":"$TMP/signer.gpg",
+  "signedIdentity":{"type":"exactReference","dockerReference":"$R/cfs/signed:1"}}]}}}
+EOF
+pull "$TMP/s6" "dir:$TMP/dirimg" "$TMP/dir-policy.json" >/dev/null 2>"$TMP/s6.err"
+ok $? "dir: its signature-1, with exactReference, is accepted" || diag_file "$TMP/s6.err"
+cat >"$TMP/dir-default.json" <<EOF
+{"default":[{"type":"signedBy","keyType":"GPGKeys","keyPath":"$TMP/signer.gpg"}]}
+EOF
+refused dirdefault "dir:$TMP/dirimg" "$TMP/dir-default.json" \
+	"needs a docker reference, and the image has none"
+
 # --- sigstoreSigned -------------------------------------------------------------
 openssl ecparam -name prime256v1 -genkey -noout -out "$TMP/cosign.key" 2>/dev/null &&
 	openssl ec -in "$TMP/cosign.key" -pubout -out "$TMP/cosign.pub" 2>/dev/null &&
@@ -231,6 +248,8 @@ cat >"$D/attachments.yaml" <<EOF
 docker:
   $R/cfs/cosign:
     use-sigstore-attachments: true
+  $R/cfs/unsigned:
+    use-sigstore-attachments: true
 EOF
 cat >"$TMP/cosign-policy.json" <<EOF
 {"default":[{"type":"sigstoreSigned","keyPath":"$TMP/cosign.pub"}]}
@@ -246,7 +265,9 @@ ok $? "a sigstore attachment signed by the policy's key is accepted" ||
 ok $? "and the image is converted"
 refused wrongkey "docker://$R/cfs/cosign:1" "$TMP/wrong-policy.json" \
 	"sigstoreSigned: no signature accepted: .*verification failed"
-refused noattach "docker://$R/cfs/signed:1" "$TMP/cosign-policy.json" \
-	"sigstoreSigned: a signature was required, but no signature exists"
+refused nosigstore "docker://$R/cfs/signed:1" "$TMP/cosign-policy.json" \
+	"sigstoreSigned: a signature was required, but no signature exists$"
+refused noattachment "docker://$R/cfs/unsigned:1" "$TMP/cosign-policy.json" \
+	"no signature exists \(no sigstore attachment docker://$R/cfs/unsigned:sha256-[0-9a-f]{64}\.sig: "
 
 done_testing

@@ -164,11 +164,13 @@ int oci_storage_layers(struct cfs_oci_image *img, const char *name);
  * normalised name, e.g. "docker.io/library/x:latest"), applied before
  * anything is fetched (policy.c): -1 with a message when refused, else 0
  * with *out NULL when accepted, or the requirements the image's
- * signatures must then meet (only for docker).
+ * signatures must then meet (only for docker, and for dir with sig_dir,
+ * the directory that holds its signature-N files).
  */
 struct oci_policy;
 int oci_policy_load(struct oci_policy **out, const char *policy,
-		    const char *transport, const char *identity);
+		    const char *transport, const char *identity,
+		    const char *sig_dir);
 /*
  * The signatures of the manifest (as skopeo sent it, and the digest skopeo
  * reported) meet every requirement: 0, else -1 with a message.

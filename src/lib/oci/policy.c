@@ -118,6 +118,7 @@ struct oci_policy {
 	struct json_object *reqs; /* borrowed from pol */
 	char *path;
 	char *identity; /* the image's docker reference, or NULL */
+	char *sig_dir;	/* a dir: image's directory, or NULL */
 };
 
 void oci_policy_free(struct oci_policy *p)
@@ -127,6 +128,7 @@ void oci_policy_free(struct oci_policy *p)
 	json_object_put(p->pol);
 	free(p->path);
 	free(p->identity);
+	free(p->sig_dir);
 	free(p);
 }
 
@@ -255,7 +257,8 @@ static int precheck(struct json_object *reqs, const char *path)
 }
 
 int oci_policy_load(struct oci_policy **out, const char *policy,
-		    const char *transport, const char *identity)
+		    const char *transport, const char *identity,
+		    const char *sig_dir)
 {
 	struct oci_policy *p = xcalloc(1, sizeof(*p));
 	uint8_t *data;
@@ -278,14 +281,17 @@ int oci_policy_load(struct oci_policy **out, const char *policy,
 		}
 	}
 	free(data);
-	if (r == 1 && strcmp(transport, "docker")) {
+	if (r == 1 && strcmp(transport, "docker") &&
+	    !(sig_dir && !strcmp(transport, "dir"))) {
 		cfs_error("signature policy %s requires a signature, and cfs "
-			  "reads the signatures of docker:// images only",
+			  "reads the signatures of docker:// and dir: images "
+			  "only",
 			  p->path);
 		r = -1;
 	}
 	if (r == 1) {
 		p->identity = identity ? xstrdup(identity) : NULL;
+		p->sig_dir = sig_dir ? xstrdup(sig_dir) : NULL;
 		*out = p;
 		return 0;
 	}
@@ -509,7 +515,8 @@ int oci_policy_verify(const struct oci_policy *p, const char *digest,
 		t.bytes = manifest;
 		t.len = len;
 	}
-	if (oci_sigs_docker(&sigs, p->identity, digest, reg) < 0)
+	if ((p->sig_dir ? oci_sigs_dir(&sigs, p->sig_dir)
+			: oci_sigs_docker(&sigs, p->identity, digest, reg)) < 0)
 		return -1;
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct json_object *q = json_object_array_get_idx(p->reqs, i);

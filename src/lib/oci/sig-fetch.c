@@ -6,6 +6,7 @@
  * missing; with use-sigstore-attachments, the layers of the image
  * REPO:ALG-HEX.sig, fetched through skopeo's proxy. All keyed by the
  * manifest digest skopeo reported (for a manifest list, the instance's).
+ * A dir: image keeps its own as DIR/signature-N.
  * Only file:// lookasides are read: http(s) ones are refused in one line.
  */
 #include <errno.h>
@@ -134,21 +135,14 @@ static const char *lookaside_dir(const char *url)
 	return NULL;
 }
 
-static int read_lookaside(struct oci_sigs *out, const char *url,
-			  const struct oci_dref *r, const struct oci_digest *d)
+/* PREFIX1, PREFIX2, ... until one is missing (c/image's getOneSignature). */
+static int read_numbered(struct oci_sigs *out, const char *prefix)
 {
-	const char *dir = lookaside_dir(url);
-	const char *repo = strchr(r->name, '/') + 1;
 	uint8_t *data;
 	size_t len;
-	int n;
 
-	if (!dir)
-		return -1;
-	for (n = 1; n <= OCI_SIGS_MAX; n++) {
-		char *path = xasprintf("%s/%s@%.*s=%s/signature-%d", dir, repo,
-				       (int)d->hex_off - 1, d->str,
-				       d->str + d->hex_off, n);
+	for (int n = 1; n <= OCI_SIGS_MAX; n++) {
+		char *path = xasprintf("%s%d", prefix, n);
 		struct stat st;
 		int rr;
 
@@ -172,6 +166,36 @@ static int read_lookaside(struct oci_sigs *out, const char *url,
 			return -1;
 	}
 	return 0;
+}
+
+static int read_lookaside(struct oci_sigs *out, const char *url,
+			  const struct oci_dref *r, const struct oci_digest *d)
+{
+	const char *dir = lookaside_dir(url);
+	char *prefix;
+	int ret;
+
+	if (!dir)
+		return -1;
+	prefix = xasprintf("%s/%s@%.*s=%s/signature-", dir,
+			   strchr(r->name, '/') + 1, (int)d->hex_off - 1,
+			   d->str, d->str + d->hex_off);
+	ret = read_numbered(out, prefix);
+	free(prefix);
+	return ret;
+}
+
+int oci_sigs_dir(struct oci_sigs *out, const char *dir)
+{
+	char *prefix = xasprintf("%s/signature-", dir);
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = read_numbered(out, prefix);
+	free(prefix);
+	if (ret < 0)
+		oci_sigs_free(out);
+	return ret;
 }
 
 static int read_blob(struct oci_proxy *p, const struct oci_desc *l,

@@ -118,6 +118,8 @@ void oci_sig_config_free(struct oci_sig_config *c);
  */
 int oci_sigs_docker(struct oci_sigs *out, const char *image_ref,
 		    const char *digest, const struct cfs_registry_opts *reg);
+/* The signatures of a dir: image: DIR/signature-N. */
+int oci_sigs_dir(struct oci_sigs *out, const char *dir);
 /* A lookaside or dir: signature blob (c/image's signature.FromBlob). */
 int oci_sig_from_blob(struct oci_sigs *out, const uint8_t *blob, size_t len,
 		      const char *where);

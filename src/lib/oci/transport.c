@@ -181,7 +181,8 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 	/* a plain path is a local file the user has, as before: no policy */
 	if (p.kind != T_NONE && p.kind != T_UNKNOWN &&
 	    oci_policy_load(&pol, policy, p.tp,
-			    !strcmp(p.tp, "docker") ? p.record : NULL) < 0) {
+			    !strcmp(p.tp, "docker") ? p.record : NULL,
+			    !strcmp(p.tp, "dir") ? name + 4 : NULL) < 0) {
 		cfs_error_prefix("%s", name);
 		parsed_free(&p);
 		return -1;
