@@ -72,7 +72,7 @@ DT=$(digest_of cfs/tamper:1)
 python3 - "$SIGS/cfs/tamper@${DT/:/=}/signature-1" <<'EOF'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())
-b[len(b) - 8] ^= 0x01  # in the signature packet's MPI
+b[len(b) - 8] ^= 0x01  # in the compressed message: what gpg then sees varies
 open(sys.argv[1], "wb").write(b)
 EOF
 
@@ -108,7 +108,20 @@ refused unsigned "docker://$R/cfs/unsigned:1" "$TMP/gpg-policy.json" \
 refused otherkey "docker://$R/cfs/other:1" "$TMP/gpg-policy.json" \
 	"signedBy: no signature accepted: .*signature-1: .*(not accepted|No public key)"
 refused tampered "docker://$R/cfs/tamper:1" "$TMP/gpg-policy.json" \
-	"signedBy: no signature accepted: .*signature-1: invalid GPG signature \\(Bad signature\\)"
+	"signedBy: no signature accepted: .*signature-1: .*GPG"
+# a signature made with gpg itself, uncompressed: one changed byte of the
+# signed payload is a bad signature, whatever else is intact
+push "oci:$L:shared-a" cfs/byhand:1
+mkdir -p "$SIGS/cfs/byhand@${DA/:/=}"
+BH=$SIGS/cfs/byhand@${DA/:/=}/signature-1
+printf '{"critical":{"identity":{"docker-reference":"%s"},"image":{"docker-manifest-digest":"%s"},"type":"atomic container signature"},"optional":{"creator":"cfs test"}}' \
+	"$R/cfs/byhand:1" "$DA" | gpg --batch -q --compress-algo none -u "$FPR" --sign >"$BH" ||
+	bail "gpg --sign failed"
+pull "$TMP/s1b" "docker://$R/cfs/byhand:1" "$TMP/gpg-policy.json" >/dev/null 2>"$TMP/s1b.err"
+ok $? "a payload signed with gpg --sign is accepted" || diag_file "$TMP/s1b.err"
+sed -i 's/cfs test/cfs tesT/' "$BH"
+refused payload "docker://$R/cfs/byhand:1" "$TMP/gpg-policy.json" \
+	"signature-1: invalid GPG signature \(Bad signature\)"
 refused otherrepo "docker://$R/cfs/moved:1" "$TMP/gpg-policy.json" \
 	"identity $R/cfs/signed:1 is not accepted"
 
