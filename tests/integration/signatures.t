@@ -125,6 +125,22 @@ refused payload "docker://$R/cfs/byhand:1" "$TMP/gpg-policy.json" \
 refused otherrepo "docker://$R/cfs/moved:1" "$TMP/gpg-policy.json" \
 	"identity $R/cfs/signed:1 is not accepted"
 
+# without --registries.d: $HOME/.config/containers/registries.d
+mkdir -p "$TMP/home/.config/containers"
+cp -r "$D" "$TMP/home/.config/containers/registries.d"
+HOME=$TMP/home "$B" "docker://$R/cfs/signed:1" --store "$TMP/s1c" --sync=none -q \
+	--signature-policy "$TMP/gpg-policy.json" >/dev/null 2>"$TMP/s1c.err"
+ok $? "without --registries.d, \$HOME/.config/containers/registries.d is read" ||
+	diag_file "$TMP/s1c.err"
+# an http(s) lookaside is not read: refused, never taken as no signature
+mkdir "$TMP/https.d"
+printf 'default-docker:\n  lookaside: https://sigs.example.org/x\n' >"$TMP/https.d/a.yaml"
+D_SAVED=$D
+D=$TMP/https.d
+refused https "docker://$R/cfs/signed:1" "$TMP/gpg-policy.json" \
+	"lookaside https://sigs.example.org/x: only file:// lookasides are read"
+D=$D_SAVED
+
 cat >"$TMP/keydata-policy.json" <<EOF
 {"default":[{"type":"signedBy","keyType":"GPGKeys",
  "keyData":"$(base64 -w0 "$TMP/signer.gpg")"}]}
