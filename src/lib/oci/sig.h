@@ -124,6 +124,24 @@ int oci_sigs_dir(struct oci_sigs *out, const char *dir);
 int oci_sig_from_blob(struct oci_sigs *out, const uint8_t *blob, size_t len,
 		      const char *where);
 
+/* ---- the requirements (sig-verify.c) ---- */
+
+/* What oci_policy_load kept for an image that needs signatures. */
+struct oci_policy {
+	struct json_object *pol;
+	struct json_object *reqs; /* borrowed from pol */
+	char *path;
+	char *identity; /* the image's docker reference, or NULL */
+	char *sig_dir;	/* a dir: image's directory, or NULL */
+};
+
+/*
+ * A signedBy or sigstoreSigned requirement (type) has only the fields
+ * c/image knows, and none that cfs does not implement; checked before
+ * anything is fetched.
+ */
+int oci_sig_requirement_check(struct json_object *q, const char *type);
+
 /* ---- verification (sig-gpg.c, sig-sigstore.c) ---- */
 
 /*
