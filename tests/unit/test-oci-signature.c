@@ -156,6 +156,54 @@ static int id(const char *ident_json, const char *img, const char *sig)
 	return r;
 }
 
+#define REMAP(from, to)                                                        \
+	"{\"type\":\"remapIdentity\",\"prefix\":\"" from                       \
+	"\",\"signedPrefix\":\"" to "\"}"
+
+static void test_remap(void)
+{
+	const char *mirror = "mirror.example:5000/ns/busybox:1";
+	const char *remap =
+		REMAP("mirror.example:5000/ns", "docker.io/library");
+
+	ok(id(remap, mirror, "docker.io/library/busybox:1") == 1 &&
+		   id(remap, mirror, "busybox:1") == 1,
+	   "remapIdentity: the mirror's image is matched as the signed name");
+	ok(id(remap, mirror, mirror) == 0 &&
+		   id(remap, mirror, "docker.io/library/busybox:2") == 0,
+	   "remapIdentity: then not as its own name, nor another tag");
+	ok(id(remap, "mirror.example:5000/nsx/busybox:1",
+	      "docker.io/library/busybox:1") == 0 &&
+		   id(remap, "mirror.example:5000/nsx/busybox:1",
+		      "mirror.example:5000/nsx/busybox:1") == 1,
+	   "remapIdentity: a prefix only at a / boundary; else as "
+	   "matchRepoDigestOrExact");
+	ok(id(REMAP("mirror.example:5000/ns/busybox", "docker.io/library/bb"),
+	      mirror, "docker.io/library/bb:1") == 1,
+	   "remapIdentity: a prefix that is the whole repository");
+	ok(id(REMAP("mirror.example", "docker.io"), "mirror.example/busybox:1",
+	      "docker.io/library/busybox:1") == 0 &&
+		   id(REMAP("mirror.example", "docker.io"),
+		      "mirror.example/busybox:1", "docker.io/busybox:1") == 0,
+	   "remapIdentity: a rewritten name that is not canonical matches "
+	   "nothing");
+	ok(id(REMAP("", "docker.io"), mirror, "busybox:1") == -1 &&
+		   id(REMAP("r.example/ns:tag", "docker.io"), mirror,
+		      "busybox:1") == -1 &&
+		   id(REMAP("r.example/ns@" D64, "docker.io"), mirror,
+		      "busybox:1") == -1 &&
+		   id(REMAP("-r.example", "docker.io"), mirror, "busybox:1") ==
+			   -1 &&
+		   id(REMAP("r.example:", "docker.io"), mirror, "busybox:1") ==
+			   -1 &&
+		   id(REMAP("r.example", "docker io"), mirror, "busybox:1") ==
+			   -1 &&
+		   id("{\"type\":\"remapIdentity\",\"prefix\":\"r.example\"}",
+		      mirror, "busybox:1") == -1,
+	   "remapIdentity: empty, tagged, digested, bad domains, a missing "
+	   "signedPrefix: malformed");
+}
+
 static void test_identity(void)
 {
 	const char *tagged = "docker.io/library/busybox:latest";
@@ -207,10 +255,7 @@ static void test_identity(void)
 		      "\"r.example/a\"}",
 		      tagged, "r.example/ab:9") == 0,
 	   "exactRepository: that repository only");
-	ok(id("{\"type\":\"remapIdentity\",\"prefix\":\"a\",\"signedPrefix\":"
-	      "\"b\"}",
-	      tagged, "busybox:latest") == -1,
-	   "remapIdentity is refused, never accepted");
+	test_remap();
 	ok(id("{\"type\":\"matchAnything\"}", tagged, "busybox:latest") == -1 &&
 		   id("{\"type\":\"matchRepository\",\"x\":1}", tagged,
 		      "busybox:latest") == -1 &&

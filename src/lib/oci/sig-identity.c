@@ -3,8 +3,8 @@
  * Docker references as c/image's reference.ParseNormalizedNamed reads
  * them, and the signedIdentity rules of policy_reference_match.go: which
  * docker-reference a signature may name for the image being pulled.
- * remapIdentity is refused (not implemented), never accepted.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "cfs/image-name.h"
@@ -120,22 +120,132 @@ static const char *ident_type(struct json_object *ident)
 	return cfs_json_str(ident, "type");
 }
 
-/* The one string field besides "type" that an identity of type t has. */
-static const char *ident_field(const char *t)
+/* Each signedIdentity type and the string fields it has besides "type". */
+static const struct ident_rule {
+	const char *type, *field[2];
+} ident_rules[] = {
+	{"matchExact", {NULL, NULL}},
+	{"matchRepoDigestOrExact", {NULL, NULL}},
+	{"matchRepository", {NULL, NULL}},
+	{"exactReference", {"dockerReference", NULL}},
+	{"exactRepository", {"dockerRepository", NULL}},
+	{"remapIdentity", {"prefix", "signedPrefix"}},
+};
+
+static const struct ident_rule *ident_rule(const char *t)
 {
-	if (!strcmp(t, "exactReference"))
-		return "dockerReference";
-	if (!strcmp(t, "exactRepository"))
-		return "dockerRepository";
+	for (size_t i = 0; i < sizeof(ident_rules) / sizeof(ident_rules[0]);
+	     i++)
+		if (!strcmp(t, ident_rules[i].type))
+			return &ident_rules[i];
 	return NULL;
+}
+
+/* reference.DomainRegexp: host components, then an optional :port. */
+static bool domain_ok(const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n), *end = colon ? colon : s + n;
+	size_t comp = 0;
+
+	for (const char *p = s; p < end; p++) {
+		if (*p == '.') {
+			if (!comp || p[-1] == '-')
+				return false;
+			comp = 0;
+		} else if (isalnum((unsigned char)*p) || (*p == '-' && comp)) {
+			comp++;
+		} else {
+			return false;
+		}
+	}
+	if (!comp || end[-1] == '-')
+		return false;
+	if (colon &&
+	    (colon + 1 == s + n ||
+	     strspn(colon + 1, "0123456789") != (size_t)(s + n - colon - 1)))
+		return false;
+	return true;
+}
+
+/*
+ * c/image's validateIdentityRemappingPrefix: a domain alone, or a name
+ * without tag or digest that starts with a domain.
+ */
+static bool remap_prefix_ok(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	struct cfs_name_ref n;
+	bool ok;
+
+	if (!slash)
+		return domain_ok(s, strlen(s));
+	if (!domain_ok(s, (size_t)(slash - s)) || strchr(s, '@') ||
+	    cfs_name_parse(s, &n) < 0)
+		return false;
+	ok = !n.tag;
+	cfs_name_ref_free(&n);
+	return ok;
+}
+
+static int check_fields(struct json_object *ident, const struct ident_rule *r)
+{
+	int want = 1 + (r->field[0] != NULL) + (r->field[1] != NULL);
+
+	if (json_object_object_length(ident) != want ||
+	    (r->field[0] && !cfs_json_str(ident, r->field[0])) ||
+	    (r->field[1] && !cfs_json_str(ident, r->field[1]))) {
+		cfs_error("signedIdentity %s: wrong fields (want type%s%s%s%s)",
+			  r->type, r->field[0] ? ", " : "",
+			  r->field[0] ? r->field[0] : "",
+			  r->field[1] ? ", " : "",
+			  r->field[1] ? r->field[1] : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_values(struct json_object *ident, const struct ident_rule *r)
+{
+	const char *v = r->field[0] ? cfs_json_str(ident, r->field[0]) : NULL;
+	char shown[CFS_SHOWN_MAX];
+	struct oci_dref d;
+	bool name_only_ref;
+
+	if (!strcmp(r->type, "remapIdentity")) {
+		for (int i = 0; i < 2; i++) {
+			v = cfs_json_str(ident, r->field[i]);
+			if (!remap_prefix_ok(v)) {
+				cfs_error(
+					"signedIdentity remapIdentity: %s "
+					"'%s' is not valid",
+					r->field[i],
+					cfs_printable(shown, sizeof(shown), v));
+				return -1;
+			}
+		}
+		return 0;
+	}
+	if (!v)
+		return 0;
+	if (oci_dref_parse(&d, v) < 0) {
+		cfs_error_prefix("signedIdentity %s", r->type);
+		return -1;
+	}
+	name_only_ref = name_only(&d);
+	oci_dref_free(&d);
+	if (!strcmp(r->type, "exactReference") && name_only_ref) {
+		cfs_error("signedIdentity exactReference: neither tag nor "
+			  "digest");
+		return -1;
+	}
+	return 0;
 }
 
 int oci_identity_check(struct json_object *ident)
 {
-	const char *t = ident_type(ident), *field;
-	struct oci_dref r;
+	const char *t = ident_type(ident);
+	const struct ident_rule *r;
 	char shown[64];
-	int fields;
 
 	if (!ident)
 		return 0;
@@ -143,41 +253,45 @@ int oci_identity_check(struct json_object *ident)
 		cfs_error("signedIdentity: not an object with a type");
 		return -1;
 	}
-	if (!strcmp(t, "remapIdentity")) {
-		cfs_error(
-			"signedIdentity remapIdentity is not supported by cfs "
-			"yet");
-		return -1;
-	}
-	field = ident_field(t);
-	if (!field && strcmp(t, "matchExact") &&
-	    strcmp(t, "matchRepoDigestOrExact") &&
-	    strcmp(t, "matchRepository")) {
+	r = ident_rule(t);
+	if (!r) {
 		cfs_error("signedIdentity: unknown type '%s'",
 			  cfs_printable(shown, sizeof(shown), t));
 		return -1;
 	}
-	fields = json_object_object_length(ident);
-	if (fields != (field ? 2 : 1) ||
-	    (field && !cfs_json_str(ident, field))) {
-		cfs_error("signedIdentity %s: wrong fields (want type%s%s)", t,
-			  field ? " and " : "", field ? field : "");
-		return -1;
+	return check_fields(ident, r) < 0 ? -1 : check_values(ident, r);
+}
+
+/*
+ * remapIdentity: an image whose repository is prefix or below it is
+ * matched as if it were named signedPrefix... instead (the rewritten name
+ * must be canonical, as reference.ParseNamed wants), then as
+ * matchRepoDigestOrExact.
+ */
+static bool remap_match(struct json_object *ident, const struct oci_dref *img,
+			const struct oci_dref *sig)
+{
+	const char *prefix = cfs_json_str(ident, "prefix");
+	const char *to = cfs_json_str(ident, "signedPrefix");
+	size_t n = strlen(prefix);
+	struct oci_dref re;
+	char *old, *new, *again;
+	bool ok = false;
+
+	if (strncmp(img->name, prefix, n) ||
+	    (img->name[n] && img->name[n] != '/'))
+		return repo_digest_or_exact(img, sig);
+	old = oci_dref_string(img);
+	new = xasprintf("%s%s", to, old + n);
+	if (oci_dref_parse(&re, new) == 0) {
+		again = oci_dref_string(&re);
+		ok = !strcmp(again, new) && repo_digest_or_exact(&re, sig);
+		free(again);
+		oci_dref_free(&re);
 	}
-	if (!field)
-		return 0;
-	if (oci_dref_parse(&r, cfs_json_str(ident, field)) < 0) {
-		cfs_error_prefix("signedIdentity %s", t);
-		return -1;
-	}
-	fields = !strcmp(t, "exactReference") && name_only(&r);
-	oci_dref_free(&r);
-	if (fields) {
-		cfs_error("signedIdentity exactReference: neither tag nor "
-			  "digest");
-		return -1;
-	}
-	return 0;
+	free(old);
+	free(new);
+	return ok;
 }
 
 static bool match(const char *t, struct json_object *ident,
@@ -193,7 +307,10 @@ static bool match(const char *t, struct json_object *ident,
 		       same_string(img, sig);
 	if (!strcmp(t, "matchRepository"))
 		return !strcmp(img->name, sig->name);
-	if (oci_dref_parse(&want, cfs_json_str(ident, ident_field(t))) < 0)
+	if (!strcmp(t, "remapIdentity"))
+		return remap_match(ident, img, sig);
+	if (oci_dref_parse(&want,
+			   cfs_json_str(ident, ident_rule(t)->field[0])) < 0)
 		return false;
 	if (!strcmp(t, "exactReference"))
 		ok = !name_only(sig) && !name_only(&want) &&
