@@ -132,13 +132,29 @@ HOME=$TMP/home "$B" "docker://$R/cfs/signed:1" --store "$TMP/s1c" --sync=none -q
 	--signature-policy "$TMP/gpg-policy.json" >/dev/null 2>"$TMP/s1c.err"
 ok $? "without --registries.d, \$HOME/.config/containers/registries.d is read" ||
 	diag_file "$TMP/s1c.err"
-# an http(s) lookaside is not read: refused, never taken as no signature
-mkdir "$TMP/https.d"
-printf 'default-docker:\n  lookaside: https://sigs.example.org/x\n' >"$TMP/https.d/a.yaml"
+# an http lookaside: 404 is no signature; a server that cannot be reached,
+# or a URL cfs cannot place a path in, is an error, never no signature
+HPORT=$(free_port)
+python3 -m http.server --bind 127.0.0.1 --directory "$SIGS" "$HPORT" \
+	>"$TMP/http.log" 2>&1 &
+at_exit "kill $! 2>/dev/null; wait $! 2>/dev/null"
+wait_port "$HPORT" || bail "http.server did not start"
+mkdir "$TMP/http.d"
+printf 'default-docker:\n  lookaside: http://127.0.0.1:%s\n' "$HPORT" >"$TMP/http.d/a.yaml"
 D_SAVED=$D
-D=$TMP/https.d
-refused https "docker://$R/cfs/signed:1" "$TMP/gpg-policy.json" \
-	"lookaside https://sigs.example.org/x: only file:// lookasides are read"
+D=$TMP/http.d
+pull "$TMP/s1d" "docker://$R/cfs/signed:1" "$TMP/gpg-policy.json" >/dev/null 2>"$TMP/s1d.err"
+ok $? "an http lookaside: the signed image is accepted" || diag_file "$TMP/s1d.err"
+grep -q "GET /cfs/signed@sha256=[0-9a-f]*/signature-2 HTTP/1.1\" 404" "$TMP/http.log"
+ok $? "signature-1 read, and signature-2's 404 ends the list" || diag_file "$TMP/http.log"
+refused http404 "docker://$R/cfs/unsigned:1" "$TMP/gpg-policy.json" \
+	"signedBy: a signature was required, but no signature exists"
+printf 'default-docker:\n  lookaside: https://127.0.0.1:%s\n' "$(free_port)" >"$TMP/http.d/a.yaml"
+refused httpsdown "docker://$R/cfs/signed:1" "$TMP/gpg-policy.json" \
+	"signatures \(registries.d $TMP/http.d\): https://127.0.0.1:[0-9]+/cfs/signed@sha256=[0-9a-f]{64}/signature-1: "
+printf 'default-docker:\n  lookaside: https://sigs.example.org/x?token=1\n' >"$TMP/http.d/a.yaml"
+refused httpquery "docker://$R/cfs/signed:1" "$TMP/gpg-policy.json" \
+	"lookaside https://sigs.example.org/x\?token=1: not a file:///PATH or http\(s\) URL"
 D=$D_SAVED
 
 cat >"$TMP/keydata-policy.json" <<EOF

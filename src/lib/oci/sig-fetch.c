@@ -6,8 +6,8 @@
  * missing; with use-sigstore-attachments, the layers of the image
  * REPO:ALG-HEX.sig, fetched through skopeo's proxy. All keyed by the
  * manifest digest skopeo reported (for a manifest list, the instance's).
- * A dir: image keeps its own as DIR/signature-N.
- * Only file:// lookasides are read: http(s) ones are refused in one line.
+ * A dir: image keeps its own as DIR/signature-N. Lookasides are file://
+ * or http(s):// (sig-http.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -119,51 +119,71 @@ int oci_sig_from_blob(struct oci_sigs *out, const uint8_t *blob, size_t len,
 }
 
 /* The directory a file:// lookaside names, or NULL with a message. */
-static const char *lookaside_dir(const char *url)
+/*
+ * Where the signatures of r's manifest d are in a lookaside: a file path
+ * or an http(s) URL, to which N is appended (malloc'ed); NULL with a
+ * message for other URLs. Query strings, fragments and escapes are
+ * refused rather than placed as c/image's url.URL would place them.
+ */
+static char *lookaside_prefix(const char *url, const struct oci_dref *r,
+			      const struct oci_digest *d, bool *http)
 {
 	char shown[CFS_SHOWN_MAX];
+	const char *base = NULL;
 
-	if (!strncmp(url, "file:///", 8) && !strpbrk(url, "%?#"))
-		return url + 7;
-	if (!strncmp(url, "http://", 7) || !strncmp(url, "https://", 8))
-		cfs_error("lookaside %s: only file:// lookasides are read by "
-			  "cfs (not http or https yet)",
+	*http = !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8);
+	if (strpbrk(url, "%?#"))
+		base = NULL;
+	else if (*http)
+		base = url;
+	else if (!strncmp(url, "file:///", 8))
+		base = url + 7;
+	if (!base) {
+		cfs_error("lookaside %s: not a file:///PATH or http(s) URL "
+			  "without query, fragment or escapes",
 			  cfs_printable(shown, sizeof(shown), url));
-	else
-		cfs_error("lookaside %s: not a file:///PATH URL",
-			  cfs_printable(shown, sizeof(shown), url));
-	return NULL;
+		return NULL;
+	}
+	return xasprintf("%s/%s@%.*s=%s/signature-", base,
+			 strchr(r->name, '/') + 1, (int)d->hex_off - 1, d->str,
+			 d->str + d->hex_off);
+}
+
+/* One signature file: 0 read, 1 missing, -1 error. */
+static int read_one(const char *path, bool http, uint8_t **data, size_t *len)
+{
+	struct stat st;
+
+	if (http)
+		return oci_http_get(path, OCI_SIG_MAX, data, len);
+	if (stat(path, &st) < 0 && errno == ENOENT)
+		return 1;
+	if (cfs_read_file(path, data, len) < 0)
+		return -1;
+	if (*len <= OCI_SIG_MAX)
+		return 0;
+	cfs_error("%s: larger than %zu bytes", path, OCI_SIG_MAX);
+	free(*data);
+	return -1;
 }
 
 /* PREFIX1, PREFIX2, ... until one is missing (c/image's getOneSignature). */
-static int read_numbered(struct oci_sigs *out, const char *prefix)
+static int read_numbered(struct oci_sigs *out, const char *prefix, bool http)
 {
 	uint8_t *data;
 	size_t len;
 
 	for (int n = 1; n <= OCI_SIGS_MAX; n++) {
 		char *path = xasprintf("%s%d", prefix, n);
-		struct stat st;
-		int rr;
+		int rr = read_one(path, http, &data, &len);
 
-		if (stat(path, &st) < 0 && errno == ENOENT) {
-			free(path);
-			return 0;
-		}
-		rr = cfs_read_file(path, &data, &len);
-		if (rr == 0 && len > OCI_SIG_MAX) {
-			cfs_error("%s: larger than %zu bytes", path,
-				  OCI_SIG_MAX);
-			free(data);
-			rr = -1;
-		}
 		if (rr == 0) {
 			rr = oci_sig_from_blob(out, data, len, path);
 			free(data);
 		}
 		free(path);
-		if (rr < 0)
-			return -1;
+		if (rr != 0)
+			return rr < 0 ? -1 : 0;
 	}
 	return 0;
 }
@@ -171,16 +191,13 @@ static int read_numbered(struct oci_sigs *out, const char *prefix)
 static int read_lookaside(struct oci_sigs *out, const char *url,
 			  const struct oci_dref *r, const struct oci_digest *d)
 {
-	const char *dir = lookaside_dir(url);
-	char *prefix;
+	bool http;
+	char *prefix = lookaside_prefix(url, r, d, &http);
 	int ret;
 
-	if (!dir)
+	if (!prefix)
 		return -1;
-	prefix = xasprintf("%s/%s@%.*s=%s/signature-", dir,
-			   strchr(r->name, '/') + 1, (int)d->hex_off - 1,
-			   d->str, d->str + d->hex_off);
-	ret = read_numbered(out, prefix);
+	ret = read_numbered(out, prefix, http);
 	free(prefix);
 	return ret;
 }
@@ -191,7 +208,7 @@ int oci_sigs_dir(struct oci_sigs *out, const char *dir)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = read_numbered(out, prefix);
+	ret = read_numbered(out, prefix, false);
 	free(prefix);
 	if (ret < 0)
 		oci_sigs_free(out);

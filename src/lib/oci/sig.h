@@ -118,6 +118,11 @@ void oci_sig_config_free(struct oci_sig_config *c);
  */
 int oci_sigs_docker(struct oci_sigs *out, const char *image_ref,
 		    const char *digest, const struct cfs_registry_opts *reg);
+/*
+ * GET url (sig-http.c): 0 with the body (at most limit bytes, malloc'ed),
+ * 1 when the server says 404, -1 with a message otherwise.
+ */
+int oci_http_get(const char *url, size_t limit, uint8_t **data, size_t *len);
 /* The signatures of a dir: image: DIR/signature-N. */
 int oci_sigs_dir(struct oci_sigs *out, const char *dir);
 /* A lookaside or dir: signature blob (c/image's signature.FromBlob). */
