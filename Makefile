@@ -25,6 +25,7 @@ DEBDIR ?= build/deb
 CC ?= cc
 # libisal inflates gzip layers (src/lib/layer/gunzip.c); zlib is only for the unit
 # tests, which make gzip streams with an encoder independent of ISA-L.
+# gpgme, libyaml and libcurl check image signatures (src/lib/oci/sig-*.c).
 PKGS := libarchive json-c libcrypto libfsverity mount libcap libisal zlib \
 	gpgme yaml-0.1 libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))

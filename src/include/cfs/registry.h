@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Registry options as podman and skopeo spell them (--tls-verify,
- * --creds, --authfile, --cert-dir, --registries.d): parsed by the tools that read from a
- * registry, handed to skopeo's image proxy, passed on by cfs-podman pull.
+ * --creds, --authfile, --cert-dir, --registries.d): parsed by the tools
+ * that read from a registry, handed to skopeo's image proxy, passed on by
+ * cfs-podman pull; --registries.d also says where oci2cfs finds an
+ * image's signatures.
  */
 #ifndef CFS_REGISTRY_H
 #define CFS_REGISTRY_H
