@@ -24,13 +24,14 @@ struct body {
 static size_t take(char *p, size_t size, size_t n, void *arg)
 {
 	struct body *body = arg;
+	size_t bytes = size * n; /* size is 1, says libcurl */
 
-	if (body->b.len + n > body->limit) {
+	if (bytes > body->limit - body->b.len) {
 		body->too_big = true;
 		return 0; /* makes libcurl stop with CURLE_WRITE_ERROR */
 	}
-	cfs_buf_append(&body->b, p, n);
-	return size * n;
+	cfs_buf_append(&body->b, p, bytes);
+	return bytes;
 }
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
