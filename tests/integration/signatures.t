@@ -103,8 +103,12 @@ ok $? "an image signed by the policy's key is accepted" || diag_file "$TMP/s1.er
 [ -f "$(head -1 "$TMP/s1.out")" ] && [ -e "$TMP/s1/refs/$R/cfs/signed:1" ]
 ok $? "and converted: its manifest and its ref are in the store"
 
+blob_gets() { grep -ac "GET /v2/$1/blobs/" "$TMP/registry.log"; }
+gets_before=$(blob_gets cfs/unsigned)
 refused unsigned "docker://$R/cfs/unsigned:1" "$TMP/gpg-policy.json" \
 	"signedBy: a signature was required, but no signature exists"
+is "$(blob_gets cfs/unsigned)" "$gets_before" \
+	"refused right after the manifest: neither its config nor a layer fetched"
 refused otherkey "docker://$R/cfs/other:1" "$TMP/gpg-policy.json" \
 	"signedBy: no signature accepted: .*signature-1: .*(not accepted|No public key)"
 refused tampered "docker://$R/cfs/tamper:1" "$TMP/gpg-policy.json" \
