@@ -25,7 +25,9 @@ DEBDIR ?= build/deb
 CC ?= cc
 # libisal inflates gzip layers (src/lib/layer/gunzip.c); zlib is only for the unit
 # tests, which make gzip streams with an encoder independent of ISA-L.
-PKGS := libarchive json-c libcrypto libfsverity mount libcap libisal zlib
+# gpgme, libyaml and libcurl check image signatures (src/lib/oci/sig-*.c).
+PKGS := libarchive json-c libcrypto libfsverity mount libcap libisal zlib \
+	gpgme yaml-0.1 libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
 

@@ -63,6 +63,8 @@ static const char usage_text[] =
 	"                         login writes)\n"
 	"      --cert-dir=DIR     CA certificates (*.crt) and client keys for\n"
 	"                         the registry\n"
+	"      --registries.d=DIR registries.d files naming where signatures\n"
+	"                         are (default: as podman finds them)\n"
 	"  -j, --threads=N        layers read in parallel (default: cores;\n"
 	"                         one more through skopeo)\n"
 	"  -q, --quiet            no progress display\n"

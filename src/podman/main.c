@@ -54,7 +54,8 @@ static const char usage_text[] =
 	"                             pull: policy.json (default: as podman)\n"
 	"      --require-seal         pull: refuse an unsealed image\n"
 	"      --tls-verify[=BOOL], --creds=USER:PASSWORD, --authfile=FILE,\n"
-	"      --cert-dir=DIR         pull: registry options, as oci2cfs(1)\n"
+	"      --cert-dir=DIR, --registries.d=DIR\n"
+	"                             pull: registry options, as oci2cfs(1)\n"
 	"  -h, --help                 show this help and exit\n"
 	"      --version              print the version and exit\n"
 	"\n"
@@ -230,7 +231,9 @@ static int check_options(const struct args *a, const char *cmd)
 		{a->install, "--install", "setup"},
 		{a->json, "--json", "list"},
 		{cfs_registry_opts_given(&a->registry),
-		 "--tls-verify, --creds, --authfile and --cert-dir", "pull"},
+		 "--tls-verify, --creds, --authfile, --cert-dir and "
+		 "--registries.d",
+		 "pull"},
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)

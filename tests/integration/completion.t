@@ -56,5 +56,9 @@ is "$(complete_words cfs-store rm x --store "$TMP/dirs/on")" \
 	"$TMP/dirs/only-dir " "--store DIR<TAB>: directories"
 is "$(complete_words cfs-store --store = "$TMP/dirs/on")" \
 	"$TMP/dirs/only-dir " "--store=DIR<TAB>: directories"
+is "$(complete_words oci2cfs --regis)" "--registries.d= " \
+	"oci2cfs --regis<TAB>: --registries.d= whole, dot and all"
+is "$(complete_words oci2cfs x --registries.d "$TMP/dirs/on")" \
+	"$TMP/dirs/only-dir " "--registries.d DIR<TAB>: directories"
 is "$(complete_words oci2cfs docker-)" "docker-archive: " \
 	"oci2cfs docker-<TAB>: the transport"

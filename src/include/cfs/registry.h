@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Registry options as podman and skopeo spell them (--tls-verify,
- * --creds, --authfile, --cert-dir): parsed by the tools that read from a
- * registry, handed to skopeo's image proxy, passed on by cfs-podman pull.
+ * --creds, --authfile, --cert-dir, --registries.d): parsed by the tools
+ * that read from a registry, handed to skopeo's image proxy, passed on by
+ * cfs-podman pull; --registries.d also says where oci2cfs finds an
+ * image's signatures.
  */
 #ifndef CFS_REGISTRY_H
 #define CFS_REGISTRY_H
@@ -21,6 +23,7 @@ struct cfs_registry_opts {
 	const char *creds; /* USERNAME[:PASSWORD] */
 	const char *authfile;
 	const char *cert_dir;
+	const char *registries_d; /* containers-registries.d(5) directory */
 };
 
 enum {
@@ -28,6 +31,7 @@ enum {
 	CFS_OPT_CREDS,
 	CFS_OPT_AUTHFILE,
 	CFS_OPT_CERT_DIR,
+	CFS_OPT_REGISTRIES_D,
 };
 
 /* Entries for a getopt_long table. */
@@ -36,7 +40,8 @@ enum {
 	{"tls-verify", optional_argument, NULL, CFS_OPT_TLS_VERIFY},      \
 	{"creds", required_argument, NULL, CFS_OPT_CREDS},                \
 	{"authfile", required_argument, NULL, CFS_OPT_AUTHFILE},          \
-	{"cert-dir", required_argument, NULL, CFS_OPT_CERT_DIR}
+	{"cert-dir", required_argument, NULL, CFS_OPT_CERT_DIR},          \
+	{"registries.d", required_argument, NULL, CFS_OPT_REGISTRIES_D}
 /* clang-format on */
 
 /*
@@ -48,12 +53,13 @@ bool cfs_registry_opts_given(const struct cfs_registry_opts *r);
 
 /*
  * 0, or -1 after cfs_error() naming the option when the auth file
- * (--authfile, else $REGISTRY_AUTH_FILE) or --cert-dir does not exist:
+ * (--authfile, else $REGISTRY_AUTH_FILE), --cert-dir or --registries.d
+ * does not exist:
  * skopeo would ignore it and fail later, as if no file had been named.
  */
 int cfs_registry_check(const struct cfs_registry_opts *r);
 
-#define CFS_REGISTRY_MAX_ARGS 7
+#define CFS_REGISTRY_MAX_ARGS 9
 /*
  * Appends the options given, spelled for skopeo and oci2cfs alike, to
  * argv at *argc (at most CFS_REGISTRY_MAX_ARGS entries).

@@ -159,18 +159,34 @@ int oci_open_docker(struct cfs_oci_image *img, const char *ref,
 /* containers-storage: layers become (DiffID, tar size) (storage.c) */
 int oci_storage_layers(struct cfs_oci_image *img, const char *name);
 /*
- * 0 when the signature policy (file policy, or the default one) accepts an
- * image of transport ("docker", "oci", ...) and, for docker, identity (the
- * normalised name, e.g. "docker.io/library/x:latest"); -1 with a message.
+ * The signature policy (file policy, or the default one) for an image of
+ * transport ("docker", "oci", ...) and, for docker, identity (the
+ * normalised name, e.g. "docker.io/library/x:latest"), applied before
+ * anything is fetched (policy.c): -1 with a message when refused, else 0
+ * with *out NULL when accepted, or the requirements the image's
+ * signatures must then meet (only for docker, and for dir with sig_dir,
+ * the directory that holds its signature-N files).
  */
-int oci_policy_check(const char *policy, const char *transport,
-		     const char *identity);
+struct oci_policy;
+int oci_policy_load(struct oci_policy **out, const char *policy,
+		    const char *transport, const char *identity,
+		    const char *sig_dir);
+/*
+ * The signatures of the manifest (as skopeo sent it, and the digest skopeo
+ * reported) meet every requirement: 0, else -1 with a message.
+ */
+int oci_policy_verify(const struct oci_policy *p, const char *digest,
+		      const uint8_t *manifest, size_t len,
+		      const struct cfs_registry_opts *reg);
+void oci_policy_free(struct oci_policy *p);
 /*
  * name: a skopeo transport name, e.g. "docker://..." (remote.c); reg:
- * registry options or NULL.
+ * registry options or NULL; pol: requirements the signatures must meet
+ * (checked once the manifest is read, before the config), or NULL.
  */
 int oci_open_remote(struct cfs_oci_image *img, const char *name,
-		    const char *platform, const struct cfs_registry_opts *reg);
+		    const char *platform, const struct cfs_registry_opts *reg,
+		    const struct oci_policy *pol);
 
 /* An image with nothing read yet, for cfs_oci_close. */
 struct cfs_oci_image *oci_image_new(const char *source);

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * The signature policy (containers-policy.json(5)) for an image named with
- * a transport, checked before anything is fetched. skopeo's image proxy
- * does not apply it (OpenImage only opens the source; containers/image
- * checks the policy in copy.Image), and no skopeo command checks a policy
- * without copying the whole image, so the lookup is done here, as
- * containers/image does it: the policy file (--signature-policy, else
- * $HOME/.config/containers/policy.json if it exists, else
- * /etc/containers/policy.json), the transport's most specific scope, else
- * the transport's "" scope, else "default". Requirements that need no
- * signature (insecureAcceptAnything, reject) are applied; an image whose
- * requirements need a signature (signedBy, sigstoreSigned) is refused,
- * since cfs cannot verify signatures yet: never accepted where podman pull
- * might refuse.
+ * a transport. skopeo's image proxy does not apply it (OpenImage only
+ * opens the source; containers/image checks the policy in copy.Image), and
+ * no skopeo command checks a policy without copying the whole image, so
+ * it is applied here, as containers/image v5.22.1 does: the policy file
+ * (--signature-policy, else $HOME/.config/containers/policy.json if it
+ * exists, else /etc/containers/policy.json), the transport's most specific
+ * scope, else the transport's "" scope, else "default"; every requirement
+ * of it must accept (IsRunningImageAllowed). Before anything is fetched
+ * (oci_policy_load) the requirements are checked, "reject" refuses and a
+ * list of insecureAcceptAnything accepts; signedBy and sigstoreSigned are
+ * checked right after the manifest is fetched, before the config or any
+ * blob is used (oci_policy_verify in sig-verify.c), on the signatures of
+ * the manifest digest skopeo reported.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "cfs/json.h"
 #include "cfs/escape.h"
 #include "internal.h"
+#include "sig.h"
 #include "cfs/util.h"
 
 #define SYSTEM_POLICY "/etc/containers/policy.json"
@@ -111,9 +113,31 @@ static struct json_object *requirements(struct json_object *pol,
 	return r;
 }
 
-static int apply(struct json_object *reqs, const char *path)
+void oci_policy_free(struct oci_policy *p)
+{
+	if (!p)
+		return;
+	json_object_put(p->pol);
+	free(p->path);
+	free(p->identity);
+	free(p->sig_dir);
+	free(p);
+}
+
+/* "insecureAcceptAnything", "reject", "signedBy", "sigstoreSigned". */
+static const char *req_type(struct json_object *q)
+{
+	return json_object_is_type(q, json_type_object)
+		       ? cfs_json_str(q, "type")
+		       : NULL;
+}
+
+/* 1: signatures needed, 0: accepted as is, -1: refused. */
+static int precheck(struct json_object *reqs, const char *path)
 {
 	size_t n;
+	int need = 0;
+	char shown[64];
 
 	if (!reqs || !json_object_is_type(reqs, json_type_array) ||
 	    !(n = json_object_array_length(reqs))) {
@@ -124,10 +148,8 @@ static int apply(struct json_object *reqs, const char *path)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *q = json_object_array_get_idx(reqs, i);
-		const char *type = json_object_is_type(q, json_type_object)
-					   ? cfs_json_str(q, "type")
-					   : NULL;
-		char pbuf[64];
+		const char *type = req_type(q);
+		int r = 0;
 
 		if (type && !strcmp(type, "insecureAcceptAnything"))
 			continue;
@@ -135,37 +157,64 @@ static int apply(struct json_object *reqs, const char *path)
 			cfs_error("rejected by signature policy %s", path);
 			return -1;
 		}
-		cfs_error("signature policy %s requires '%s', which cfs cannot "
-			  "verify (pull with podman or skopeo instead)",
-			  path,
-			  type ? cfs_printable(pbuf, sizeof(pbuf), type) : "?");
-		return -1;
+		if (!type || (strcmp(type, "signedBy") &&
+			      strcmp(type, "sigstoreSigned"))) {
+			cfs_error(
+				"unknown requirement type '%s'",
+				type ? cfs_printable(shown, sizeof(shown), type)
+				     : "?");
+			r = -1;
+		} else {
+			r = oci_sig_requirement_check(q, type);
+		}
+		if (r < 0) {
+			cfs_error_prefix("signature policy %s", path);
+			return -1;
+		}
+		need = 1;
 	}
-	return 0;
+	return need;
 }
 
-int oci_policy_check(const char *policy, const char *transport,
-		     const char *identity)
+int oci_policy_load(struct oci_policy **out, const char *policy,
+		    const char *transport, const char *identity,
+		    const char *sig_dir)
 {
-	char *path = policy_path(policy);
-	struct json_object *pol;
+	struct oci_policy *p = xcalloc(1, sizeof(*p));
 	uint8_t *data;
 	size_t len;
 	int r = -1;
 
-	if (cfs_read_file(path, &data, &len) < 0) {
+	*out = NULL;
+	p->path = policy_path(policy);
+	if (cfs_read_file(p->path, &data, &len) < 0) {
 		cfs_error_prefix("signature policy");
-		free(path);
+		oci_policy_free(p);
 		return -1;
 	}
-	if (oci_json_parse(&pol, data, len, path) == 0) {
-		if (json_object_is_type(pol, json_type_object))
-			r = apply(requirements(pol, transport, identity), path);
-		else
-			cfs_error("%s: not a JSON object", path);
-		json_object_put(pol);
+	if (oci_json_parse(&p->pol, data, len, p->path) == 0) {
+		if (json_object_is_type(p->pol, json_type_object)) {
+			p->reqs = requirements(p->pol, transport, identity);
+			r = precheck(p->reqs, p->path);
+		} else {
+			cfs_error("%s: not a JSON object", p->path);
+		}
 	}
 	free(data);
-	free(path);
+	if (r == 1 && strcmp(transport, "docker") &&
+	    !(sig_dir && !strcmp(transport, "dir"))) {
+		cfs_error("signature policy %s requires a signature, and cfs "
+			  "reads the signatures of docker:// and dir: images "
+			  "only",
+			  p->path);
+		r = -1;
+	}
+	if (r == 1) {
+		p->identity = identity ? xstrdup(identity) : NULL;
+		p->sig_dir = sig_dir ? xstrdup(sig_dir) : NULL;
+		*out = p;
+		return 0;
+	}
+	oci_policy_free(p);
 	return r;
 }

@@ -612,9 +612,32 @@ static int pipe_start(struct oci_proxy *p, struct reply *r,
 	return 0;
 }
 
+/*
+ * The reply's value, a string of at most size - 1 bytes, into value (if
+ * not NULL): -1 with a message when it is something else.
+ */
+static int take_value(const struct reply *r, const char *method, char *value,
+		      size_t size)
+{
+	const char *v = json_object_is_type(r->value, json_type_string)
+				? json_object_get_string(r->value)
+				: NULL;
+
+	if (!value)
+		return 0;
+	if (!v || strlen(v) >= size) {
+		cfs_error("skopeo image proxy: bad value in the reply to %s",
+			  method);
+		return -1;
+	}
+	strcpy(value, v);
+	return 0;
+}
+
 /* With p->lock held; released unless a pipe is returned. */
 static int pipe_request(struct oci_proxy *p, const char *method,
-			struct json_object *args, struct oci_proxy_pipe **out)
+			struct json_object *args, struct oci_proxy_pipe **out,
+			char *value, size_t size)
 {
 	struct reply r;
 	int ret;
@@ -622,6 +645,11 @@ static int pipe_request(struct oci_proxy *p, const char *method,
 	ret = proxy_call(p, method, args, &r);
 	if (ret == 0) {
 		ret = pipe_start(p, &r, out, method);
+		if (ret == 0 && take_value(&r, method, value, size) < 0) {
+			reply_free(&r);
+			oci_proxy_pipe_close(*out); /* unlocks p */
+			return -1;
+		}
 		reply_free(&r);
 	}
 	if (ret < 0)
@@ -639,7 +667,7 @@ int oci_proxy_blob(struct oci_proxy *p, const char *digest, uint64_t size,
 	json_object_array_add(args, json_object_new_int64(p->imgid));
 	json_object_array_add(args, json_object_new_string(digest));
 	json_object_array_add(args, json_object_new_int64((int64_t)size));
-	r = pipe_request(p, "GetBlob", args, out);
+	r = pipe_request(p, "GetBlob", args, out, NULL, 0);
 	/*
 	 * skopeo writes the blob through Go's netpoller: with the default
 	 * 64 KiB pipe its goroutine parks and wakes every few writes. A 1 MiB
@@ -691,7 +719,7 @@ void oci_proxy_pipe_close(struct oci_proxy_pipe *pp)
 }
 
 int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
-		       size_t *len)
+		       size_t *len, char digest[CFS_OCI_DIGEST_MAX + 1])
 {
 	struct json_object *args = json_object_new_array();
 	struct oci_proxy_pipe *pp;
@@ -700,7 +728,8 @@ int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
 
 	json_object_array_add(args, json_object_new_int64(p->imgid));
 	pthread_mutex_lock(&p->lock);
-	if (pipe_request(p, "GetManifest", args, &pp) < 0)
+	if (pipe_request(p, "GetManifest", args, &pp, digest,
+			 digest ? CFS_OCI_DIGEST_MAX + 1 : 0) < 0)
 		return -1;
 	for (;;) {
 		cfs_buf_reserve(&b, 65536);

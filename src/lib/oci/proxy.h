@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "cfs/oci.h"
 #include "cfs/registry.h"
 
 struct oci_proxy;
@@ -28,9 +29,14 @@ int oci_proxy_open(struct oci_proxy **out, const char *name,
 		   const char *platform, const struct cfs_registry_opts *reg);
 void oci_proxy_close(struct oci_proxy *p);
 
-/* The image's manifest (as OCI) into a malloc'ed buffer of at most limit. */
+/*
+ * The image's manifest (as OCI) into a malloc'ed buffer of at most limit;
+ * digest, if not NULL, gets the digest skopeo reports: that of the
+ * manifest it read (before any conversion to OCI), for a manifest list
+ * the chosen instance's.
+ */
 int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
-		       size_t *len);
+		       size_t *len, char digest[CFS_OCI_DIGEST_MAX + 1]);
 /*
  * Starts streaming a blob. Blobs of one proxy are fetched one at a time:
  * this waits until any other open pipe of p is closed. The stream ends after

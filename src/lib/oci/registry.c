@@ -59,6 +59,8 @@ int cfs_registry_opt(struct cfs_registry_opts *r, int opt, const char *arg)
 		return set_string(&r->authfile, "authfile", arg);
 	case CFS_OPT_CERT_DIR:
 		return set_string(&r->cert_dir, "cert-dir", arg);
+	case CFS_OPT_REGISTRIES_D:
+		return set_string(&r->registries_d, "registries.d", arg);
 	default:
 		return 0;
 	}
@@ -67,7 +69,7 @@ int cfs_registry_opt(struct cfs_registry_opts *r, int opt, const char *arg)
 bool cfs_registry_opts_given(const struct cfs_registry_opts *r)
 {
 	return r->tls_verify != CFS_TLS_DEFAULT || r->creds || r->authfile ||
-	       r->cert_dir;
+	       r->cert_dir || r->registries_d;
 }
 
 static int check_exists(const char *what, const char *path)
@@ -90,7 +92,9 @@ int cfs_registry_check(const struct cfs_registry_opts *r)
 	else
 		bad = check_exists("REGISTRY_AUTH_FILE",
 				   env && *env ? env : NULL);
-	return bad ? bad : check_exists("--cert-dir", r->cert_dir);
+	if (!bad)
+		bad = check_exists("--cert-dir", r->cert_dir);
+	return bad ? bad : check_exists("--registries.d", r->registries_d);
 }
 
 void cfs_registry_args(const struct cfs_registry_opts *r, const char **argv,
@@ -111,5 +115,9 @@ void cfs_registry_args(const struct cfs_registry_opts *r, const char **argv,
 	if (r->cert_dir) {
 		argv[(*argc)++] = "--cert-dir";
 		argv[(*argc)++] = r->cert_dir;
+	}
+	if (r->registries_d) {
+		argv[(*argc)++] = "--registries.d";
+		argv[(*argc)++] = r->registries_d;
 	}
 }

@@ -4,7 +4,9 @@
  * transport skopeo knows. The manifest comes from the proxy (as OCI; a
  * manifest list is resolved by skopeo to the platform it was started for),
  * the config is fetched as the blob the manifest names, so it is the
- * image's own bytes, checked against their digest here. Layer blobs are
+ * image's own bytes, checked against their digest here. When the
+ * signature policy asks for signatures, they are checked on the manifest
+ * before the config or any layer is fetched. Layer blobs are
  * fetched only when the converter opens them, i.e. only layers missing from
  * the layer cache.
  */
@@ -54,18 +56,24 @@ static int fetch_config(struct cfs_oci_image *img, const struct oci_desc *cfg)
 }
 
 int oci_open_remote(struct cfs_oci_image *img, const char *name,
-		    const char *platform, const struct cfs_registry_opts *reg)
+		    const char *platform, const struct cfs_registry_opts *reg,
+		    const struct oci_policy *pol)
 {
 	struct oci_priv *priv = oci_priv(img);
+	char digest[CFS_OCI_DIGEST_MAX + 1];
 	struct json_object *m;
 	struct oci_desc cfg;
 	int r = -1;
 
 	if (oci_proxy_open(&priv->proxy, name, platform, reg) < 0 ||
 	    oci_proxy_manifest(priv->proxy, OCI_JSON_MAX, &img->manifest,
-			       &img->manifest_len) < 0 ||
-	    oci_json_parse(&m, img->manifest, img->manifest_len, "manifest") <
-		    0)
+			       &img->manifest_len, digest) < 0)
+		return -1;
+	if (pol && oci_policy_verify(pol, digest, img->manifest,
+				     img->manifest_len, reg) < 0)
+		return -1;
+	if (oci_json_parse(&m, img->manifest, img->manifest_len, "manifest") <
+	    0)
 		return -1;
 	if (oci_manifest_parse(img, m, &cfg) == 0)
 		r = fetch_config(img, &cfg);

@@ -154,11 +154,12 @@ static void parsed_free(struct parsed *p)
 
 static int open_remote(struct cfs_oci_image **out, const char *name,
 		       struct parsed *p, const char *platform,
-		       const struct cfs_registry_opts *reg)
+		       const struct cfs_registry_opts *reg,
+		       const struct oci_policy *pol)
 {
 	struct cfs_oci_image *img = oci_image_new(name);
 
-	if (oci_open_remote(img, name, platform, reg) < 0) {
+	if (oci_open_remote(img, name, platform, reg, pol) < 0) {
 		cfs_oci_close(img);
 		return -1;
 	}
@@ -172,14 +173,16 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		      const char *ref, const char *platform, const char *policy,
 		      const struct cfs_registry_opts *reg)
 {
+	struct oci_policy *pol = NULL;
 	struct parsed p;
 	int r;
 
 	parse(&p, name);
 	/* a plain path is a local file the user has, as before: no policy */
 	if (p.kind != T_NONE && p.kind != T_UNKNOWN &&
-	    oci_policy_check(policy, p.tp,
-			     !strcmp(p.tp, "docker") ? p.record : NULL) < 0) {
+	    oci_policy_load(&pol, policy, p.tp,
+			    !strcmp(p.tp, "docker") ? p.record : NULL,
+			    !strcmp(p.tp, "dir") ? name + 4 : NULL) < 0) {
 		cfs_error_prefix("%s", name);
 		parsed_free(&p);
 		return -1;
@@ -189,7 +192,7 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		r = cfs_oci_open(out, p.path, ref ? ref : p.ref, platform);
 		break;
 	case T_REMOTE:
-		r = open_remote(out, name, &p, platform, reg);
+		r = open_remote(out, name, &p, platform, reg, pol);
 		if (r < 0)
 			cfs_error_prefix("%s", name);
 		break;
@@ -199,6 +202,7 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 	default:
 		r = cfs_oci_open(out, name, ref, platform);
 	}
+	oci_policy_free(pol);
 	parsed_free(&p);
 	return r;
 }
