@@ -344,20 +344,39 @@ static int put_image(const struct seal_job *j, struct seal_image *img,
 	return write_blob(j, data, len, img->digest);
 }
 
+/*
+ * oci2cfs refuses a manifest whose seal it does not convert to: a seal the
+ * source has (checked after the conversion, by old_seal) is taken out of
+ * what is converted. The seal is no input of D.
+ */
+static bool drop_old_seal(struct seal_image *img)
+{
+	struct json_object *ann;
+
+	if (!json_object_object_get_ex(img->manifest, "annotations", &ann) ||
+	    !json_object_object_get_ex(ann, CFS_SEAL_ANNOTATION, NULL))
+		return false;
+	json_object_object_del(ann, CFS_SEAL_ANNOTATION);
+	return true;
+}
+
 int seal_layout_unsealed(struct seal_job *j)
 {
 	struct json_object *list = json_object_new_array();
 
 	for (size_t i = 0; i < j->n; i++) {
 		struct seal_image *img = &j->img[i];
-		const char *s = img->orig ? (const char *)img->orig
-					  : serialize(img->manifest);
+		bool dropped = drop_old_seal(img);
+		const char *s = img->orig && !dropped
+					? (const char *)img->orig
+					: serialize(img->manifest);
 		char ref[32];
 
 		if (img->skip)
 			continue;
 		if (put_image(j, img, s,
-			      img->orig ? img->orig_len : strlen(s)) < 0) {
+			      img->orig && !dropped ? img->orig_len
+						    : strlen(s)) < 0) {
 			json_object_put(list);
 			return -1;
 		}
