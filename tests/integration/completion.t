@@ -9,7 +9,7 @@
 require_cfs_tools oci2cfs cfs-store cfs-info mkcfs cfs-podman cfs-seal
 require_host_tools python3
 build_fixtures
-plan 15
+plan 18
 
 D=$TMP/root
 install_into "$D" >"$TMP/install.log" 2>&1
@@ -39,8 +39,10 @@ is "$(complete_words cfs-info m)" "measure missing-objects " \
 	"cfs-info m: its commands that start with m"
 is "$(complete_words cfs-store fsck --re)" "--repair " \
 	"cfs-store fsck --re: --repair, from --help"
-is "$(complete_words oci2cfs --requ)" "--require-verity " \
-	"oci2cfs --requ: --require-verity, from --help"
+is "$(complete_words oci2cfs --require-v)" "--require-verity " \
+	"oci2cfs --require-v: --require-verity, from --help"
+is "$(complete_words oci2cfs --require-s)" "--require-seal " \
+	"oci2cfs --require-s: --require-seal"
 is "$(complete_words cfs-seal --reg)" "--registries.d= " \
 	"cfs-seal --reg: --registries.d=, a dot in its name"
 is "$(complete_words cfs-seal --sign-by-s)" \
