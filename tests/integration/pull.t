@@ -80,6 +80,16 @@ ok $? "--platform linux/$other is refused: the image is for linux/$here" ||
 store_mismatches "$TMP/s1" >"$TMP/bad1"
 ok $? "every object is named by its fs-verity digest" || diag_file "$TMP/bad1"
 
+# a docker schema2 image, as most registries serve them: skopeo sends its
+# manifest converted to OCI, naming a converted config no registry holds
+skopeo --insecure-policy copy -q --format v2s2 --dest-tls-verify=false \
+	"oci:$L:realistic" "docker://$R/cfs/schema2:1" >"$TMP/push.log" 2>&1 ||
+	diag_file "$TMP/push.log"
+pull "$TMP/s2" "docker://$R/cfs/schema2:1" --json >"$TMP/p2.out" 2>"$TMP/p2.err"
+ok $? "a docker schema2 image pulls" || diag_file "$TMP/p2.err"
+cmp -s "$TMP/realistic.cfs" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["manifest"])' <"$TMP/p2.out")"
+ok $? "to the same manifest as its OCI original"
+
 # a plain-HTTP registry without a registries.conf entry: --tls-verify=false
 : >"$TMP/empty-registries.conf"
 CONTAINERS_REGISTRIES_CONF=$TMP/empty-registries.conf \

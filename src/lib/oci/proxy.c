@@ -718,19 +718,13 @@ void oci_proxy_pipe_close(struct oci_proxy_pipe *pp)
 	free(pp);
 }
 
-int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
-		       size_t *len, char digest[CFS_OCI_DIGEST_MAX + 1])
+/* All of a pipe's data, at most limit bytes (what: for the message). */
+static int pipe_read_all(struct oci_proxy_pipe *pp, size_t limit,
+			 const char *what, uint8_t **data, size_t *len)
 {
-	struct json_object *args = json_object_new_array();
-	struct oci_proxy_pipe *pp;
 	struct cfs_buf b = {0};
 	ssize_t r = 0;
 
-	json_object_array_add(args, json_object_new_int64(p->imgid));
-	pthread_mutex_lock(&p->lock);
-	if (pipe_request(p, "GetManifest", args, &pp, digest,
-			 digest ? CFS_OCI_DIGEST_MAX + 1 : 0) < 0)
-		return -1;
 	for (;;) {
 		cfs_buf_reserve(&b, 65536);
 		r = oci_proxy_pipe_read(pp, b.data + b.len, b.cap - b.len);
@@ -738,7 +732,7 @@ int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
 			break;
 		b.len += (size_t)r;
 		if (b.len > limit) {
-			cfs_error("manifest: larger than %zu bytes", limit);
+			cfs_error("%s: larger than %zu bytes", what, limit);
 			r = -1;
 			break;
 		}
@@ -748,7 +742,34 @@ int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
 		cfs_buf_free(&b);
 		return -1;
 	}
-	*data = b.data;
+	*data = b.data ? b.data : xmalloc(1);
 	*len = b.len;
 	return 0;
+}
+
+int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
+		       size_t *len, char digest[CFS_OCI_DIGEST_MAX + 1])
+{
+	struct json_object *args = json_object_new_array();
+	struct oci_proxy_pipe *pp;
+
+	json_object_array_add(args, json_object_new_int64(p->imgid));
+	pthread_mutex_lock(&p->lock);
+	if (pipe_request(p, "GetManifest", args, &pp, digest,
+			 digest ? CFS_OCI_DIGEST_MAX + 1 : 0) < 0)
+		return -1;
+	return pipe_read_all(pp, limit, "manifest", data, len);
+}
+
+int oci_proxy_full_config(struct oci_proxy *p, size_t limit, uint8_t **data,
+			  size_t *len)
+{
+	struct json_object *args = json_object_new_array();
+	struct oci_proxy_pipe *pp;
+
+	json_object_array_add(args, json_object_new_int64(p->imgid));
+	pthread_mutex_lock(&p->lock);
+	if (pipe_request(p, "GetFullConfig", args, &pp, NULL, 0) < 0)
+		return -1;
+	return pipe_read_all(pp, limit, "config", data, len);
 }

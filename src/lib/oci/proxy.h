@@ -38,6 +38,13 @@ void oci_proxy_close(struct oci_proxy *p);
 int oci_proxy_manifest(struct oci_proxy *p, size_t limit, uint8_t **data,
 		       size_t *len, char digest[CFS_OCI_DIGEST_MAX + 1]);
 /*
+ * The config as skopeo converts it to OCI (GetFullConfig): for a docker
+ * schema2 manifest, the one its OCI conversion names, which no registry
+ * holds as a blob (into a malloc'ed buffer of at most limit).
+ */
+int oci_proxy_full_config(struct oci_proxy *p, size_t limit, uint8_t **data,
+			  size_t *len);
+/*
  * Starts streaming a blob. Blobs of one proxy are fetched one at a time:
  * this waits until any other open pipe of p is closed. The stream ends after
  * the proxy has checked the blob; a proxy-side error fails the last read.

@@ -16,27 +16,55 @@
 #include "proxy.h"
 #include "cfs/util.h"
 
-static int fetch_config(struct cfs_oci_image *img, const struct oci_desc *cfg)
+static int config_blob(struct cfs_oci_image *img, const struct oci_desc *cfg,
+		       struct cfs_buf *b)
 {
 	struct oci_proxy_pipe *pp;
-	struct cfs_buf b = {0};
 	ssize_t r = 0;
+
+	if (oci_proxy_blob(oci_priv(img)->proxy, cfg->digest.str, cfg->size,
+			   &pp) < 0)
+		return -1;
+	while (b->len <= cfg->size) {
+		cfs_buf_reserve(b, 65536);
+		r = oci_proxy_pipe_read(pp, b->data + b->len, b->cap - b->len);
+		if (r <= 0)
+			break;
+		b->len += (size_t)r;
+	}
+	oci_proxy_pipe_close(pp);
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * skopeo sends an OCI manifest as it read it, but converts a docker
+ * schema2 one: its config descriptor then names skopeo's OCI conversion of
+ * the image's config (c/image convertToManifestOCI1), which no registry
+ * holds and only GetFullConfig serves, the same json.Marshal bytes. They
+ * are checked against that descriptor as any config is, and the image's
+ * id is their digest.
+ */
+static bool converted(const uint8_t *manifest, size_t len, const char *digest)
+{
+	struct oci_digest d;
+
+	return oci_digest_parse(&d, digest) < 0 ||
+	       oci_digest_check_mem(&d, manifest, len) < 0;
+}
+
+static int fetch_config(struct cfs_oci_image *img, const struct oci_desc *cfg,
+			bool from_skopeo)
+{
+	struct cfs_buf b = {0};
+	int r;
 
 	if (cfg->size > OCI_JSON_MAX) {
 		cfs_error("config: larger than %zu bytes", OCI_JSON_MAX);
 		return -1;
 	}
-	if (oci_proxy_blob(oci_priv(img)->proxy, cfg->digest.str, cfg->size,
-			   &pp) < 0)
-		return -1;
-	while (b.len <= cfg->size) {
-		cfs_buf_reserve(&b, 65536);
-		r = oci_proxy_pipe_read(pp, b.data + b.len, b.cap - b.len);
-		if (r <= 0)
-			break;
-		b.len += (size_t)r;
-	}
-	oci_proxy_pipe_close(pp);
+	r = from_skopeo ? oci_proxy_full_config(oci_priv(img)->proxy,
+						OCI_JSON_MAX, &b.data, &b.len)
+			: config_blob(img, cfg, &b);
 	if (r == 0 && b.len != cfg->size) {
 		cfs_error("config %s: %zu bytes, descriptor says %llu",
 			  cfg->digest.str, b.len,
@@ -76,7 +104,9 @@ int oci_open_remote(struct cfs_oci_image *img, const char *name,
 	    0)
 		return -1;
 	if (oci_manifest_parse(img, m, &cfg) == 0)
-		r = fetch_config(img, &cfg);
+		r = fetch_config(
+			img, &cfg,
+			converted(img->manifest, img->manifest_len, digest));
 	json_object_put(m);
 	if (r == 0 && platform)
 		r = oci_config_check_platform(img, platform);
