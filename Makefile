@@ -48,7 +48,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Ikernel/include/uapi -Isrc/include $(PKG_CFLAGS)
 ALL_CFLAGS := $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(SANFLAGS) -pthread $(CFLAGS)
-ALL_LDFLAGS := $(SANFLAGS) -pthread $(LDFLAGS)
+# each tool records only the libraries it uses (mount.composefs no gpgme)
+ALL_LDFLAGS := $(SANFLAGS) -pthread -Wl,--as-needed $(LDFLAGS)
 LIBS := $(PKG_LIBS)
 
 LIB_SRCS := $(wildcard src/lib/*.c src/lib/*/*.c)
