@@ -1,5 +1,5 @@
 # composefs kernel module, test kernel and QEMU tier (included by Makefile).
-#   make kernel [KERNEL_VARIANT=plain|debug]   bzImage + composefs.ko
+#   make kernel [KERNEL_VARIANT=plain|debug|noverity]   bzImage + composefs.ko
 #   make kernel-module [KERNEL_VARIANT=...]     composefs.ko only
 #   make vm-check [VM_VARIANT=debug|plain]      boot the kernel, run the suite
 #   make kernel-patches                         regenerate kernel/patches/
