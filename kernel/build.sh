@@ -1,9 +1,14 @@
 #!/bin/bash
 # Build the composefs test kernel and composefs.ko, outside the repository.
 #
-#   kernel/build.sh [plain|debug]          kernel (if needed) + module
-#   kernel/build.sh [plain|debug] module   module only (kernel must exist)
-#   kernel/build.sh [plain|debug] config   unpack and configure only
+#   kernel/build.sh [VARIANT]          kernel (if needed) + module
+#   kernel/build.sh [VARIANT] module   module only (kernel must exist)
+#   kernel/build.sh [VARIANT] config   unpack and configure only
+#
+# VARIANT: plain (tinyconfig + config/base.config, the default), debug
+# (plain + config/debug.config: KASAN, UBSAN, kmemleak) or noverity
+# (tinyconfig + config/noverity.config only: a small kernel without
+# fs-verity, for tests/integration/vm-noverity.t).
 #
 # The pristine linux-source-6.1 tree is unpacked once into $CFS_KCACHE
 # (default /var/cache/cfs-kernel).  Each variant gets its own tree keyed by a
@@ -12,13 +17,15 @@
 # module (built externally with M=, from a copy of the sources in the cache).
 # Results: build/kernel/<variant>/{bzImage,composefs.ko,composefs-export.ko}
 # (see build_module), and
-# build/kernel/{bzImage,composefs.ko} pointing at the last variant built.
+# build/kernel/{bzImage,composefs.ko} pointing at the last plain or debug
+# variant built (tests/vm/run.sh's default; noverity never becomes that,
+# as the whole suite needs fs-verity).
 set -euo pipefail
 
 variant=${1:-plain}
 what=${2:-all}
-case $variant in plain | debug) ;; *)
-	echo "build.sh: unknown variant '$variant' (plain or debug)" >&2
+case $variant in plain | debug | noverity) ;; *)
+	echo "build.sh: unknown variant '$variant' (plain, debug or noverity)" >&2
 	exit 2
 	;;
 esac
@@ -39,8 +46,11 @@ kmake=(make -s ARCH=x86_64 "CC=ccache gcc" -j"$jobs")
 
 log() { echo "build.sh: $*" >&2; }
 
-fragments=("$kdir/config/base.config")
-[ "$variant" = debug ] && fragments+=("$kdir/config/debug.config")
+case $variant in
+plain) fragments=("$kdir/config/base.config") ;;
+debug) fragments=("$kdir/config/base.config" "$kdir/config/debug.config") ;;
+noverity) fragments=("$kdir/config/noverity.config") ;;
+esac
 
 key=$(cat "${fragments[@]}" "$kdir"/series/*.patch | sha256sum | cut -c1-16)
 tree=$cache/tree-$variant-$key
@@ -87,15 +97,26 @@ configure_tree() {
 	check_config
 }
 
-# Fail on any requested option that Kconfig dropped (missing dependency).
+# Fail on any requested option that Kconfig dropped (missing dependency),
+# and on any option asked to be off ("=n" or "# CONFIG_X is not set") that
+# is on (something selects it).
 check_config() {
-	local line missing=0
+	local line opt missing=0
 	while read -r line; do
-		case $line in CONFIG_*=y | CONFIG_*=m) ;; *) continue ;; esac
-		if ! grep -qx "$line" "$tree/.config"; then
+		case $line in
+		CONFIG_*=y | CONFIG_*=m)
+			grep -qx "$line" "$tree/.config" && continue
 			log "$line did not stick (missing dependency?)"
-			missing=1
-		fi
+			;;
+		CONFIG_*=n | "# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%%[= ]*}
+			grep -qE "^$opt=[ym]$" "$tree/.config" || continue
+			log "$opt is on, asked to be off (selected by another option?)"
+			;;
+		*) continue ;;
+		esac
+		missing=1
 	done < <(cat "${fragments[@]}")
 	if [ $missing = 1 ]; then
 		mv "$tree/.config" "$tree/.config.rejected"
@@ -151,6 +172,8 @@ config)
 	;;
 esac
 build_module
-ln -sfn "$variant/bzImage" "$out/bzImage"
-ln -sfn "$variant/composefs.ko" "$out/composefs.ko"
+if [ "$variant" != noverity ]; then
+	ln -sfn "$variant/bzImage" "$out/bzImage"
+	ln -sfn "$variant/composefs.ko" "$out/composefs.ko"
+fi
 log "ready: $out/$variant/bzImage $out/$variant/composefs.ko"

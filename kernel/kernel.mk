@@ -1,7 +1,8 @@
 # composefs kernel module, test kernel and QEMU tier (included by Makefile).
-#   make kernel [KERNEL_VARIANT=plain|debug]   bzImage + composefs.ko
+#   make kernel [KERNEL_VARIANT=plain|debug|noverity]   bzImage + composefs.ko
 #   make kernel-module [KERNEL_VARIANT=...]     composefs.ko only
-#   make vm-check [VM_VARIANT=debug|plain]      boot the kernel, run the suite
+#   make vm-check [VM_VARIANT=debug|plain|noverity]   boot the kernel, run the
+#                                               suite (noverity: its section)
 #   make kernel-patches                         regenerate kernel/patches/
 # Build trees and ccache live in /var/cache/cfs-kernel (CFS_KCACHE).
 
@@ -17,7 +18,8 @@ kernel-module:
 vm-check: all
 	kernel/build.sh $(VM_VARIANT)
 	tests/vm/run.sh -k build/kernel/$(VM_VARIANT)/bzImage \
-		-m build/kernel/$(VM_VARIANT)/composefs.ko
+		-m build/kernel/$(VM_VARIANT)/composefs.ko \
+		$(if $(filter noverity,$(VM_VARIANT)),-V -s noverity)
 
 kernel-patches:
 	kernel/mkpatches.sh

@@ -13,6 +13,9 @@ vm_cmdline+=" ro console=ttyS0 panic=-1 reboot=k"
 vm_pid=
 vm_initrd=	# an initramfs for vm_start, if the kernel needs one
 vm_extra=()	# more QEMU arguments for vm_start
+# vm_suite's scratch ext4 has the verity feature; empty for a kernel
+# without fs-verity, whose ext4 would mount such a disk read-only only.
+vm_scratch_verity=yes
 
 # vm_start KERNEL CMDLINE MEM DISK CACHE CONSOLE-LOG OUTPUT-LOG QEMU-LOG:
 # boots in the background (vm_pid). ttyS0 is the kernel's console, ttyS1
@@ -74,7 +77,8 @@ vm_cleanup() {
 
 # vm_suite NAME KERNEL CMDLINE MEM LIMIT BAD: the run of a test VM whose
 # PID 1 prints TAP on ttyS1 and "# suite done" when it is through, with a
-# fresh 1 GiB ext4 (fs-verity) scratch disk, in $tmp (vm_workdir). Prints
+# fresh 1 GiB ext4 scratch disk (with the verity feature unless
+# vm_scratch_verity is empty), in $tmp (vm_workdir). Prints
 # the VM's TAP lines, then two checks: NAME ran to the end within LIMIT
 # seconds, and no line of the kernel log matches the regex BAD; then the
 # plan. CFS_VM_LOG=FILE keeps the kernel log.
@@ -83,7 +87,8 @@ vm_suite() {
 	local start=$SECONDS timed_out=0 n
 
 	truncate -s 1G "$tmp/scratch.img"
-	mkfs.ext4 -q -F -b 4096 -O verity "$tmp/scratch.img" || exit 2
+	mkfs.ext4 -q -F -b 4096 ${vm_scratch_verity:+-O verity} \
+		"$tmp/scratch.img" || exit 2
 	: >"$tmp/console.log"
 	: >"$tmp/tap.log"
 	vm_start "$kernel" "$cmdline" "$mem" "$tmp/scratch.img" unsafe \

@@ -113,12 +113,21 @@ static int measure(struct mh_request *r, const char *why, char *hex)
 		cfs_hex(hex, d, CFS_DIGEST_SIZE);
 		return 0;
 	}
-	if (fd >= 0 && (e == ENODATA || e == ENOTTY || e == EOPNOTSUPP))
+	if (fd >= 0 && e == ENODATA)
 		return mh_fail(MNT_EX_FAIL, r->image,
 			       "fs-verity is not enabled on the image, so %s "
-			       "cannot be checked (fsverity enable %s, on a "
-			       "filesystem with verity)",
+			       "cannot be checked (fsverity enable %s)",
 			       why, r->image);
+	/*
+	 * ENOTTY: no verity ioctls (tmpfs, xfs); EOPNOTSUPP: an ext4 without
+	 * the verity feature, or a kernel without CONFIG_FS_VERITY.
+	 */
+	if (fd >= 0 && (e == ENOTTY || e == EOPNOTSUPP))
+		return mh_fail(MNT_EX_FAIL, r->image,
+			       "fs-verity is not enabled on the image, so %s "
+			       "cannot be checked: the image's filesystem or "
+			       "this kernel has no fs-verity",
+			       why);
 	return mh_fail(MNT_EX_FAIL, r->image,
 		       "cannot measure the fs-verity digest: %s", strerror(e));
 }

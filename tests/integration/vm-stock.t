@@ -12,8 +12,8 @@
 # `mount -t composefs` (its fs-composefs alias). The suite's sections then
 # run on the installed tools and mount helper.
 #
-# What each QEMU tier covers (both run in `make check`; sections that run
-# in both look for different bugs in each):
+# What each QEMU tier covers (all three run in `make check`; sections that
+# run in two look for different bugs in each):
 # - this tier (Debian's kernel and its own ext4/btrfs/overlay, no debug
 #   options; fast): the packages and DKMS (dpkg -i, dkms status, the
 #   module loaded by the first mount), verity (a replaced object reads
@@ -32,6 +32,11 @@
 #   kmemleak): the sections that stress the kernel code, where those
 #   checkers see bugs this tier cannot: basic, verity, overlay, tmpfs,
 #   hostile, cycles (kmemleak), veritydigest, backing, fixtures, e2e.
+# - tests/integration/vm-noverity.t (a small kernel without fs-verity,
+#   kernel/build.sh noverity; a few minutes): the noverity section, as
+#   both kernels above have fs-verity: digest= and verity_check=1|2 are
+#   refused at mount ("need a kernel with fs-verity"), verity_check=0 and
+#   no option mount and read, mount.composefs fails with one line.
 # CFS_STOCK_SECTIONS overrides this tier's sections.
 . "$(dirname "$0")/lib.sh"
 top=$TOP

@@ -13,8 +13,9 @@ log=$top/build/kernel-$variant.log
 # The whole suite on the KASAN kernel takes well over run.sh's default of
 # 900 s under TCG, so it is split over two VMs booted side by side (each
 # QEMU uses one core); their TAP is merged and renumbered here.
-# podman runs in the stock-kernel tier only (tests/integration/vm-stock.t
-# says what each tier covers): its kernel paths are overlay and e2e's.
+# podman runs in the stock-kernel tier only, the noverity section in the
+# no-fs-verity tier only (tests/integration/vm-stock.t says what each tier
+# covers): podman's kernel paths are overlay and e2e's.
 # CFS_VM_SECTIONS=a,b runs only those sections, in one VM.
 groups=("basic,verity,overlay,tmpfs,hostile,cycles,veritydigest,corruptlog,upper" "backing,fixtures,e2e,store")
 [ -n "${CFS_VM_SECTIONS:-}" ] && groups=("$CFS_VM_SECTIONS")
