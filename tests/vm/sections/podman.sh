@@ -67,8 +67,15 @@ pod_sealed_pull() { # REGISTRY DIR
 	# the stored manifest replaced by another (fs-verity on, as any)
 	mkdir -p $mnt
 	ln $CS/images/$id.cfs $S/sealed-orig.cfs
-	$bin/mkcfs $repo/oci-fixtures $other >/dev/null 2>&1 &&
-		fsverity enable $other && mv $other $CS/images/$id.cfs
+	# (oci2cfs -o enables fs-verity on the file where the disk has it)
+	if $bin/oci2cfs $L --ref shared-a --store $CS -q -o $other >/dev/null &&
+		{ fsverity measure $other >/dev/null 2>&1 ||
+			fsverity enable $other; } &&
+		mv $other $CS/images/$id.cfs; then
+		ok "the stored manifest replaced by shared-a's (fs-verity on)"
+	else
+		nok "the stored manifest replaced by shared-a's (fs-verity on)"
+	fi
 	if mount -t composefs $name $mnt -o store=$CS 2>$S/seal-mount.err; then
 		nok "a replaced manifest of a sealed image mounts by name"
 		umount $mnt
