@@ -2,9 +2,12 @@
 /* What every tool's option parsing shares: --version, counts like -j N. */
 #include <ctype.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cfs/config.h"
 #include "cfs/util.h"
@@ -16,6 +19,22 @@
 #ifndef CFS_VERSION
 #define CFS_VERSION "unknown"
 #endif
+
+char *cfs_tool_beside(const char *name)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *path;
+
+	if (n > 0) {
+		self[n] = '\0';
+		path = xasprintf("%s/%s", dirname(self), name);
+		if (access(path, X_OK) == 0)
+			return path;
+		free(path);
+	}
+	return xstrdup(name);
+}
 
 const char *cfs_version(void)
 {

@@ -6,8 +6,6 @@
  * the converter's pipeline, signal handling and progress live there.
  */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +13,6 @@
 
 #include "cfs-podman.h"
 #include "cfs/util.h"
-
-static char *converter_path(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *path;
-
-	if (n > 0) {
-		self[n] = '\0';
-		path = xasprintf("%s/oci2cfs", dirname(self));
-		if (access(path, X_OK) == 0)
-			return path;
-		free(path);
-	}
-	return xstrdup("oci2cfs");
-}
 
 int pull_option(struct cfs_registry_opts *reg, int c, const char *arg)
 {
@@ -47,7 +29,7 @@ int cmd_pull(const struct cfs_podman_opts *o, const char *image,
 	     const char *policy, bool require_seal,
 	     const struct cfs_registry_opts *reg)
 {
-	char *prog = converter_path();
+	char *prog = cfs_tool_beside("oci2cfs");
 	const char *argv[PULL_ARGS_MAX + 1] = {prog, "--podman", "--store",
 					       o->store};
 	int argc = 4;

@@ -5,8 +5,6 @@
  * one installed beside cfs-seal, else from PATH). --output keeps refs and
  * records out of a --store the user named; only objects go there.
  */
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +13,6 @@
 #include "seal.h"
 #include "cfs/json.h"
 #include "cfs/util.h"
-
-static char *converter_path(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *path;
-
-	if (n > 0) {
-		self[n] = '\0';
-		path = xasprintf("%s/oci2cfs", dirname(self));
-		if (access(path, X_OK) == 0)
-			return path;
-		free(path);
-	}
-	return xstrdup("oci2cfs");
-}
 
 /* oci2cfs --json's "digest": 64 lowercase hex digits. */
 static int read_digest(const char *file, char out[65])
@@ -114,7 +96,7 @@ static int convert_one(const struct seal_job *j, const char *prog,
 
 int seal_convert(struct seal_job *j)
 {
-	char *prog = converter_path();
+	char *prog = cfs_tool_beside("oci2cfs");
 	char *store = j->o->store ? xstrdup(j->o->store)
 				  : xasprintf("%s/store", j->tmp);
 	int r = 0;

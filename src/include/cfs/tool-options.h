@@ -12,6 +12,12 @@
  * printing a usage error "TOOL: message" (the tool exits 2; mount and
  * umount.composefs: 1, as mount(8) expects of helpers).
  */
+/*
+ * The program name installed beside the running tool, else name itself
+ * for execvp's PATH search (malloc'ed): a tool that runs another (cfs-seal
+ * and cfs-podman pull run oci2cfs) runs the one of its own installation.
+ */
+char *cfs_tool_beside(const char *name);
 /* debian/changelog's version of the package ("0.1.0"). */
 const char *cfs_version(void);
 /* Prints "TOOL VERSION" on stdout for --version; returns 1 (see above). */
