@@ -75,7 +75,6 @@ enum {
 	OPT_SIGN_KEY,
 	OPT_SIGN_PASSPHRASE,
 	OPT_SIGN_IDENTITY,
-	OPT_REGISTRIES_D,
 	OPT_POLICY,
 	OPT_VERSION,
 };
@@ -88,7 +87,6 @@ static const struct option long_opts[] = {
 	{"sign-by-sigstore-private-key", required_argument, NULL, OPT_SIGN_KEY},
 	{"sign-passphrase-file", required_argument, NULL, OPT_SIGN_PASSPHRASE},
 	{"sign-identity", required_argument, NULL, OPT_SIGN_IDENTITY},
-	{"registries.d", required_argument, NULL, OPT_REGISTRIES_D},
 	{"signature-policy", required_argument, NULL, OPT_POLICY},
 	CFS_REGISTRY_LONG_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
@@ -117,8 +115,6 @@ static int other_opt(struct seal_opts *o, int c)
 		return set_value(&o->sign_passphrase, "sign-passphrase-file");
 	case OPT_SIGN_IDENTITY:
 		return set_value(&o->sign_identity, "sign-identity");
-	case OPT_REGISTRIES_D:
-		return set_value(&o->registries_d, "registries.d");
 	case OPT_POLICY:
 		return set_value(&o->policy, "signature-policy");
 	}
@@ -196,7 +192,6 @@ static int check_files(const struct seal_opts *o)
 	const char *const files[][2] = {
 		{"--sign-by-sigstore-private-key", o->sign_key},
 		{"--sign-passphrase-file", o->sign_passphrase},
-		{"--registries.d", o->registries_d},
 		{"--signature-policy", o->policy},
 	};
 

@@ -28,7 +28,6 @@ struct seal_opts {
 	const char *source, *dest;
 	const char *store; /* NULL: a scratch store in the temp dir */
 	const char *policy;
-	const char *registries_d;
 	const char *sign_by, *sign_key, *sign_passphrase, *sign_identity;
 	struct cfs_registry_opts reg;
 	bool json, reseal;

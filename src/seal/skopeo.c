@@ -44,7 +44,8 @@ static void start(struct args *a, const struct seal_job *j, char *tmpdir,
 		  bool insecure)
 {
 	add(a, "skopeo");
-	add2(a, "--registries.d", j->o->registries_d);
+	/* where signatures go: skopeo's, not a side's (add_registry) */
+	add2(a, "--registries.d", j->o->reg.registries_d);
 	add2(a, "--tmpdir", tmpdir);
 	if (insecure)
 		add(a, "--insecure-policy");
@@ -64,6 +65,10 @@ static void add_registry(struct args *a, const struct seal_job *j,
 
 	cfs_registry_args(&j->o->reg, reg, &n);
 	for (int i = 0; i < n; i++) {
+		if (!strcmp(reg[i], "--registries.d")) {
+			i++; /* and its value: a global option, see start */
+			continue;
+		}
 		if (strncmp(reg[i], "--", 2)) {
 			add(a, reg[i]);
 			continue;
