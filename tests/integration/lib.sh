@@ -315,6 +315,24 @@ failed_one_line() { # STATUS FILE STRING
 }
 
 # A TCP port on 127.0.0.1 that is free now.
+# A private GNUPGHOME under TMP for the test's own keys (its agents are
+# stopped at exit); then gpg_key makes a key without a passphrase: its
+# fingerprint on stdout, its public key in FILE if given.
+gpg_home() {
+	export GNUPGHOME=$TMP/gnupg
+	mkdir -m 700 "$GNUPGHOME"
+	at_exit 'gpgconf --kill all 2>/dev/null'
+}
+gpg_key() { # UID [FILE]
+	local fpr
+	gpg --batch --passphrase '' --quick-gen-key "$1" default default never \
+		>"$TMP/gpg.log" 2>&1 || { cat "$TMP/gpg.log" >&2; return 1; }
+	fpr=$(gpg --with-colons --list-keys "$1" 2>/dev/null |
+		awk -F: '/^fpr/ { print $10; exit }')
+	[ -n "$fpr" ] && { [ -z "${2:-}" ] || gpg --export "$fpr" >"$2"; } &&
+		echo "$fpr"
+}
+
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

@@ -200,15 +200,10 @@ is "$st:$out" "0:$D" "--store DIR: the same D"
 ok $? "the store holds the objects, and no manifest or ref"
 
 # --- signing while copying -------------------------------------------------
-export GNUPGHOME=$TMP/gnupg
-mkdir -m 700 "$GNUPGHOME"
-at_exit "gpgconf --kill gpg-agent 2>/dev/null"
-gpg --batch --passphrase '' --quick-gen-key 'cfs seal test <seal@test.invalid>' \
-	default default never >"$TMP/gpg.log" 2>&1
-FPR=$(gpg --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
-gpg --export "$FPR" >"$TMP/pub.gpg"
-[ -n "$FPR" ] && [ -s "$TMP/pub.gpg" ]
-ok $? "a GPG key to sign with" || diag_file "$TMP/gpg.log"
+gpg_home
+FPR=$(gpg_key 'cfs seal test <seal@test.invalid>' "$TMP/pub.gpg") &&
+	[ -s "$TMP/pub.gpg" ]
+ok $? "a GPG key to sign with"
 mkdir -p "$TMP/regd" "$TMP/sigs"
 cat >"$TMP/regd/default.yaml" <<EOF
 docker:

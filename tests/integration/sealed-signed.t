@@ -25,15 +25,10 @@ jget() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 id=$(config_hex "$L" "$TAG")
 
 # --- the publisher's key, where signatures go, the host's policy ----------
-export GNUPGHOME=$TMP/gnupg
-mkdir -m 700 "$GNUPGHOME"
-at_exit "gpgconf --kill gpg-agent 2>/dev/null"
-gpg --batch --passphrase '' --quick-gen-key 'cfs publisher <pub@test.invalid>' \
-	default default never >"$TMP/gpg.log" 2>&1
-FPR=$(gpg --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
-gpg --export "$FPR" >"$TMP/pub.gpg"
-[ -n "$FPR" ] && [ -s "$TMP/pub.gpg" ]
-ok $? "the publisher's GPG key" || diag_file "$TMP/gpg.log"
+gpg_home
+FPR=$(gpg_key 'cfs publisher <pub@test.invalid>' "$TMP/pub.gpg") &&
+	[ -s "$TMP/pub.gpg" ]
+ok $? "the publisher's GPG key"
 mkdir -p "$TMP/regd" "$TMP/sigs"
 printf 'docker:\n  %s:\n    lookaside: file://%s\n    lookaside-staging: file://%s\n' \
 	"$R" "$TMP/sigs" "$TMP/sigs" >"$TMP/regd/default.yaml"

@@ -26,17 +26,10 @@ printf '[[registry]]\nlocation = "%s"\ninsecure = true\n' "$R" \
 	>"$CONTAINERS_REGISTRIES_CONF"
 
 # --- keys, lookaside, policy --------------------------------------------------
-export GNUPGHOME=$TMP/gnupg
-mkdir -m 700 "$GNUPGHOME"
-at_exit 'gpgconf --kill all 2>/dev/null'
-newkey() { # UID -> fingerprint on stdout
-	gpg --batch --passphrase '' --quick-gen-key "$1" default default never \
-		>/dev/null 2>&1 || bail "cannot make a GPG key"
-	gpg --with-colons --list-keys "$1" 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }'
-}
-FPR=$(newkey 'cfs test <signer@example.org>')
-FPR2=$(newkey 'cfs other <other@example.org>')
-gpg --export "$FPR" >"$TMP/signer.gpg"
+gpg_home
+FPR=$(gpg_key 'cfs test <signer@example.org>' "$TMP/signer.gpg") &&
+	FPR2=$(gpg_key 'cfs other <other@example.org>') ||
+	bail "cannot make a GPG key"
 
 SIGS=$TMP/sigstore
 D=$TMP/registries.d
