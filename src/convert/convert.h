@@ -58,11 +58,12 @@ struct convert_seal {
  */
 int convert_seal_read(const struct convert_opts *o,
 		      const struct cfs_oci_image *img, struct convert_seal *s);
-/* -1 naming both digests unless manifest measures what the seal says. */
-int convert_seal_check(const struct convert_seal *s, const uint8_t *manifest,
-		       size_t len);
+/* -1 naming both digests unless digest (the manifest's) is the seal's. */
+int convert_seal_check(const struct convert_seal *s,
+		       const uint8_t digest[CFS_DIGEST_SIZE]);
 
 struct convert_result {
+	uint8_t digest[CFS_DIGEST_SIZE]; /* the manifest's, set before */
 	char *manifest_path;
 	char digest_hex[2 * CFS_DIGEST_SIZE + 1];
 	char *ref_name;
@@ -71,7 +72,7 @@ struct convert_result {
 
 /*
  * Writes the manifest (and config, seal and ref, unless --output)
- * atomically.
+ * atomically; res->digest must be the manifest's already.
  */
 int convert_write_outputs(const struct convert_opts *o,
 			  struct cfs_oci_image *img, struct cfs_store *store,

@@ -319,8 +319,10 @@ static int convert(const struct convert_opts *o)
 		if (built < 0)
 			r = -1;
 	}
+	/* the digest once: for the seal, the output and what is printed */
 	if (interrupted ||
-	    (r == 0 && convert_seal_check(&seal, manifest, len) < 0))
+	    (r == 0 && (cfs_verity_digest_mem(manifest, len, res.digest) < 0 ||
+			convert_seal_check(&seal, res.digest) < 0)))
 		r = -1;
 	if (r < 0)
 		goto out;

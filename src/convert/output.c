@@ -56,10 +56,7 @@ int convert_write_outputs(const struct convert_opts *o,
 		.side_flags = atomic_flags(store, false),
 		.manifest_flags = atomic_flags(store, true),
 	};
-	uint8_t digest[CFS_DIGEST_SIZE];
-
-	cfs_verity_digest_mem(manifest, len, digest);
-	cfs_hex(res->digest_hex, digest, CFS_DIGEST_SIZE);
+	cfs_hex(res->digest_hex, res->digest, CFS_DIGEST_SIZE);
 	res->sealed = seal->sealed;
 	if (name && !cfs_ref_name_ok(name)) {
 		char pbuf[CFS_SHOWN_MAX];
