@@ -172,8 +172,10 @@ int oci_policy_load(struct oci_policy **out, const char *policy,
 		    const char *transport, const char *identity,
 		    const char *sig_dir);
 /*
- * The signatures of the manifest (as skopeo sent it, and the digest skopeo
- * reported) meet every requirement: 0, else -1 with a message.
+ * The signatures of the manifest whose digest skopeo reported meet every
+ * requirement: 0, else -1 with a message. manifest: the bytes skopeo
+ * sent when they are the manifest it read (they hash to digest), else
+ * NULL: skopeo sends a docker schema2 manifest converted to OCI.
  */
 int oci_policy_verify(const struct oci_policy *p, const char *digest,
 		      const uint8_t *manifest, size_t len,

@@ -91,22 +91,23 @@ int oci_open_remote(struct cfs_oci_image *img, const char *name,
 	char digest[CFS_OCI_DIGEST_MAX + 1];
 	struct json_object *m;
 	struct oci_desc cfg;
+	bool as_read;
 	int r = -1;
 
 	if (oci_proxy_open(&priv->proxy, name, platform, reg) < 0 ||
 	    oci_proxy_manifest(priv->proxy, OCI_JSON_MAX, &img->manifest,
 			       &img->manifest_len, digest) < 0)
 		return -1;
-	if (pol && oci_policy_verify(pol, digest, img->manifest,
-				     img->manifest_len, reg) < 0)
+	as_read = !converted(img->manifest, img->manifest_len, digest);
+	if (pol &&
+	    oci_policy_verify(pol, digest, as_read ? img->manifest : NULL,
+			      img->manifest_len, reg) < 0)
 		return -1;
 	if (oci_json_parse(&m, img->manifest, img->manifest_len, "manifest") <
 	    0)
 		return -1;
 	if (oci_manifest_parse(img, m, &cfg) == 0)
-		r = fetch_config(
-			img, &cfg,
-			converted(img->manifest, img->manifest_len, digest));
+		r = fetch_config(img, &cfg, !as_read);
 	json_object_put(m);
 	if (r == 0 && platform)
 		r = oci_config_check_platform(img, platform);

@@ -291,7 +291,8 @@ int oci_policy_verify(const struct oci_policy *p, const char *digest,
 		      const uint8_t *manifest, size_t len,
 		      const struct cfs_registry_opts *reg)
 {
-	struct target t = {digest, NULL, 0};
+	/* without the bytes read, the digest reported is all there is */
+	struct target t = {digest, manifest, len};
 	struct oci_digest d;
 	struct oci_sigs sigs;
 	size_t n = json_object_array_length(p->reqs);
@@ -300,16 +301,6 @@ int oci_policy_verify(const struct oci_policy *p, const char *digest,
 	if (oci_digest_parse(&d, digest) < 0) {
 		cfs_error_prefix("manifest digest from skopeo");
 		return -1;
-	}
-	/*
-	 * skopeo reports the digest of the manifest it read and sends an OCI
-	 * one as read, but a docker schema2 one converted to OCI: only then
-	 * do the bytes differ from what the signature names, and the digest
-	 * reported is all there is to compare with.
-	 */
-	if (oci_digest_check_mem(&d, manifest, len) == 0) {
-		t.bytes = manifest;
-		t.len = len;
 	}
 	if ((p->sig_dir ? oci_sigs_dir(&sigs, p->sig_dir)
 			: oci_sigs_docker(&sigs, p->identity, digest, reg)) < 0)
