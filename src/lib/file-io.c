@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,4 +249,35 @@ DIR *cfs_opendir_at(int dirfd, const char *path)
 		errno = e;
 	}
 	return d;
+}
+
+char *cfs_fd_last_line(int fd, char *buf, size_t size)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)size - 1 ? end - ((off_t)size - 1) : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, (size_t)(end - from), from) : 0;
+	char *line;
+
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	line = strrchr(buf, '\n');
+	return line ? line + 1 : buf;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void cfs_remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }

@@ -341,7 +341,7 @@ static void job_free(struct seal_job *j)
 	json_object_put(j->index);
 	free(j->index_orig);
 	if (j->tmp)
-		seal_remove_tree(j->tmp);
+		cfs_remove_tree(j->tmp);
 	free(j->tmp);
 	free(j->src);
 	free(j->layout);

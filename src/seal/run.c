@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* cfs-seal: running skopeo and oci2cfs, and removing the temp dir. */
+/* cfs-seal: running skopeo and oci2cfs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,25 +26,20 @@ volatile int seal_interrupted;
  */
 static void last_line(const char *err, char *out, size_t size)
 {
-	char buf[TAIL_MAX + 1], *line, *msg;
+	char buf[TAIL_MAX + 1], *line = buf, *msg;
 	int fd = open(err, O_RDONLY | O_CLOEXEC);
-	off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
-	off_t from = end > TAIL_MAX ? end - TAIL_MAX : 0;
-	ssize_t n = end > 0 ? pread(fd, buf, (size_t)(end - from), from) : 0;
+	size_t n;
 
-	if (fd >= 0)
+	if (fd >= 0) {
+		line = cfs_fd_last_line(fd, buf, sizeof(buf));
 		close(fd);
-	out[0] = '\0';
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	line = strrchr(buf, '\n');
-	line = line ? line + 1 : buf;
+	} else {
+		buf[0] = '\0';
+	}
+	n = strlen(line);
 	msg = strstr(line, " msg=\"");
-	if (msg && n > 0 && buf[n - 1] == '"') {
-		buf[--n] = '\0';
+	if (msg && n > 0 && line[n - 1] == '"') {
+		line[n - 1] = '\0';
 		line = msg + 6;
 		/* Go's %q: only \" and \\ matter for one line */
 		for (char *r = line, *w = line;; r++) {
@@ -124,21 +118,4 @@ int seal_run(const char *const *argv, const char *out, const char *err)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	return child_failed(argv[0], status, err);
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-void seal_remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }

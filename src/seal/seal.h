@@ -68,7 +68,6 @@ extern volatile int seal_interrupted;
  * with its last stderr line (or how it ended).
  */
 int seal_run(const char *const *argv, const char *out, const char *err);
-void seal_remove_tree(const char *path);
 
 /* skopeo.c */
 int seal_fetch(struct seal_job *j);

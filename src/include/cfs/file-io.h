@@ -44,6 +44,19 @@ int cfs_replacing_pid(const char *name);
 int cfs_write_file_atomic(const char *path, const void *data, size_t len,
 			  unsigned int mode, int flags);
 
+/*
+ * The last non-empty line of what fd holds (a child's stderr file), read
+ * from its last size - 1 bytes into buf, trailing blanks dropped; "" if
+ * none. Not made printable: the message that quotes it does that.
+ */
+char *cfs_fd_last_line(int fd, char *buf, size_t size);
+/*
+ * rm -rf of a directory of our own (a temp dir, a layer's files): never
+ * follows a symlink nor crosses into a mount; what cannot be removed stays,
+ * without a message.
+ */
+void cfs_remove_tree(const char *path);
+
 /* mkdir -p; returns 0 or -1 with cfs_error set. */
 int cfs_mkdir_p(const char *path, unsigned int mode);
 

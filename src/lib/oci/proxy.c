@@ -15,7 +15,6 @@
  * fetched at once go through a small pool of proxies.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -72,31 +71,12 @@ struct reply {
 	int fd; /* passed pipe, or -1 */
 };
 
-/* The last non-empty line skopeo wrote to stderr, made printable. */
-static void stderr_tail(const struct oci_proxy *p, char *out, size_t size)
-{
-	char buf[STDERR_SHOWN + 1];
-	off_t end = lseek(p->errfd, 0, SEEK_END);
-	off_t from = end > STDERR_SHOWN ? end - STDERR_SHOWN : 0;
-	ssize_t n =
-		end > 0 ? pread(p->errfd, buf, (size_t)(end - from), from) : 0;
-	char *line;
-
-	out[0] = '\0';
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	line = strrchr(buf, '\n');
-	cfs_printable(out, size, line ? line + 1 : buf);
-}
-
 static int proxy_gone(struct oci_proxy *p, const char *method)
 {
-	char tail[512];
+	char buf[STDERR_SHOWN + 1], tail[512];
 
-	stderr_tail(p, tail, sizeof(tail));
+	cfs_printable(tail, sizeof(tail),
+		      cfs_fd_last_line(p->errfd, buf, sizeof(buf)));
 	if (tail[0])
 		cfs_error("skopeo: %s", tail);
 	else
@@ -270,17 +250,10 @@ static int make_tmpdir(struct oci_proxy *p)
 	return -1;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
 static void remove_tmpdir(struct oci_proxy *p)
 {
 	if (p->tmpdir)
-		nftw(p->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		cfs_remove_tree(p->tmpdir);
 	free(p->tmpdir);
 	p->tmpdir = NULL;
 }

@@ -8,7 +8,6 @@
  * trust database play no part.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +17,6 @@
 #include "internal.h"
 #include "sig.h"
 #include "cfs/util.h"
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
 
 static char *make_home(void)
 {
@@ -177,7 +169,7 @@ int oci_gpg_verify(const uint8_t *const *keys, const size_t *key_lens,
 	for (size_t i = 0; i < n; i++)
 		free(fprs[i]);
 	free(fprs);
-	nftw(home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	cfs_remove_tree(home);
 	free(home);
 	return r;
 }

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,22 +324,6 @@ int pstore_dir_entries(const char *path)
 	return n;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int type,
-		    struct FTW *ftw)
-{
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-/* rm -rf that never follows symlinks nor crosses into mounts. */
-static void remove_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
 void pstore_remove_layer_files(struct pstore *p, const char *layer_id)
 {
 	char *dir = xasprintf("%s/overlay/%s", p->root, layer_id);
@@ -364,7 +347,7 @@ void pstore_remove_layer_files(struct pstore *p, const char *layer_id)
 		free(l);
 	}
 	free(name);
-	remove_tree(dir);
+	cfs_remove_tree(dir);
 	free(want);
 	free(linkf);
 	free(dir);
@@ -374,7 +357,7 @@ void pstore_remove_big_data(struct pstore *p, const char *id)
 {
 	char *dir = xasprintf("%s/overlay-images/%s", p->root, id);
 
-	remove_tree(dir);
+	cfs_remove_tree(dir);
 	free(dir);
 }
 
