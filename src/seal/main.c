@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "seal.h"
@@ -246,6 +247,13 @@ static int make_tmp(struct seal_job *j)
 	}
 	j->src = xasprintf("%s/src", j->tmp);
 	j->layout = xasprintf("%s/layout", j->tmp);
+	/* skopeo's own temp files (an oci-archive: unpacked): it must exist */
+	j->skopeo_tmp = xasprintf("%s/skopeo", j->tmp);
+	if (mkdir(j->skopeo_tmp, 0700) < 0) {
+		fprintf(stderr, TOOL ": %s: %s\n", j->skopeo_tmp,
+			strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -345,6 +353,7 @@ static void job_free(struct seal_job *j)
 	free(j->tmp);
 	free(j->src);
 	free(j->layout);
+	free(j->skopeo_tmp);
 }
 
 int main(int argc, char **argv)

@@ -51,6 +51,7 @@ struct seal_job {
 	char *tmp;		   /* private temp dir, removed at the end */
 	char *src;		   /* TMP/src: skopeo's dir: copy */
 	char *layout;		   /* TMP/layout: the OCI layout we write */
+	char *skopeo_tmp;	   /* TMP/skopeo: skopeo's --tmpdir */
 	struct json_object *index; /* the top index as OCI, or NULL */
 	uint8_t *index_orig;	   /* its bytes as read, if already OCI */
 	size_t index_orig_len;

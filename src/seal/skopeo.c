@@ -40,13 +40,12 @@ static void add2(struct args *a, const char *opt, const char *val)
  * (--policy FILE, or NULL for skopeo's default), unless insecure: copying
  * from our own layout, skopeo would check the policy on that.
  */
-static void start(struct args *a, const struct seal_job *j, char *tmpdir,
-		  bool insecure)
+static void start(struct args *a, const struct seal_job *j, bool insecure)
 {
 	add(a, "skopeo");
 	/* where signatures go: skopeo's, not a side's (add_registry) */
 	add2(a, "--registries.d", j->o->reg.registries_d);
-	add2(a, "--tmpdir", tmpdir);
+	add2(a, "--tmpdir", j->skopeo_tmp);
 	if (insecure)
 		add(a, "--insecure-policy");
 	else
@@ -101,11 +100,10 @@ static int run_skopeo(struct args *a, const struct seal_job *j)
 int seal_fetch(struct seal_job *j)
 {
 	struct args a = {0};
-	char *tmpdir = xasprintf("%s/skopeo", j->tmp);
 	char *dest = xasprintf("dir:%s", j->src);
 	int r;
 
-	start(&a, j, tmpdir, false);
+	start(&a, j, false);
 	/* the policy checks them all the same; they cannot stay valid */
 	add(&a, "--remove-signatures");
 	add_registry(&a, j, "src");
@@ -114,7 +112,6 @@ int seal_fetch(struct seal_job *j)
 	add(&a, dest);
 	r = run_skopeo(&a, j);
 	free(dest);
-	free(tmpdir);
 	return r;
 }
 
@@ -145,12 +142,11 @@ static int check_pushed(struct seal_job *j, const char *file)
 int seal_push(struct seal_job *j)
 {
 	struct args a = {0};
-	char *tmpdir = xasprintf("%s/skopeo", j->tmp);
 	char *src = xasprintf("oci:%s:cfs-seal", j->layout);
 	char *digestfile = xasprintf("%s/pushed", j->tmp);
 	int r;
 
-	start(&a, j, tmpdir, true);
+	start(&a, j, true);
 	add(&a, "--preserve-digests");
 	add2(&a, "--digestfile", digestfile);
 	add2(&a, "--sign-by", j->o->sign_by);
@@ -166,6 +162,5 @@ int seal_push(struct seal_job *j)
 		r = check_pushed(j, digestfile);
 	free(digestfile);
 	free(src);
-	free(tmpdir);
 	return r;
 }

@@ -17,7 +17,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 48
+plan 49
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -254,6 +254,12 @@ skopeo standalone-verify "$TMP/sdir/manifest.json" "$R/signed:v1" "$FPR" \
 	"$TMP/sdir/signature-1" >"$TMP/verify.log" 2>&1
 ok $? "with it, dir: DEST gets a signature of the sealed manifest" ||
 	{ diag "$st: $err"; diag_file "$TMP/verify.log"; }
+
+# --- SOURCE an oci-archive, as the README seals one (skopeo unpacks it in
+# its --tmpdir, which must exist) ---------------------------------------------
+archive=$(awk '$1 ~ /realistic.oci.tar$/ { print $1 }' "$FX/archives.list")
+run "$SEAL" "oci-archive:$archive" "oci:$TMP/fromarchive:x"
+is "$st:$err:$out" "0::$D" "SOURCE oci-archive:FILE: the same D"
 
 # --- DEST as an OCI layout -------------------------------------------------
 run "$SEAL" "oci:$L:realistic" "oci:$TMP/ociout:sealed"

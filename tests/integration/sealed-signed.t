@@ -51,8 +51,10 @@ sign_copy() { # SRC NAME: skopeo copy, signed by the publisher
 }
 
 # --- seal, sign and push; pull ---------------------------------------------
-run "$CFS_BIN/cfs-seal" --tls-verify=false --sign-by "$FPR" \
-	--registries.d "$TMP/regd" "oci:$L:$TAG" "docker://$R/app:1"
+# as the README shows it: options first, an oci-archive the publisher has
+archive=$(awk '$1 ~ /realistic.oci.tar$/ { print $1 }' "$FX/archives.list")
+run "$CFS_BIN/cfs-seal" --sign-by "$FPR" --registries.d "$TMP/regd" \
+	--tls-verify=false "oci-archive:$archive" "docker://$R/app:1"
 D=$out
 is "$st:$err:${#D}" "0::64" "cfs-seal --sign-by: sealed, signed, pushed"
 pull "$TMP/s" app:1 --require-seal --json
