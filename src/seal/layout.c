@@ -42,17 +42,10 @@ static int sha256_digest(const void *data, size_t len,
 	return cfs_sha256_hex(data, len, out + 7);
 }
 
+/* Into our temp layout: skopeo reads it back at once, nothing to sync. */
 static int write_file(const char *path, const void *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0 || cfs_write_all(fd, data, len) < 0 || close(fd) < 0) {
-		cfs_error("%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return 0;
+	return cfs_write_file_atomic(path, data, len, 0644, CFS_ATOMIC_NOSYNC);
 }
 
 static int write_blob(const struct seal_job *j, const char *data, size_t len,
