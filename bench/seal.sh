@@ -7,12 +7,14 @@
 #   pull-plain / pull-sealed   oci2cfs docker:// of the unsealed and the
 #                              sealed image into a new store: the seal costs
 #                              one comparison of digests (target: within 3%)
-#   cfs-seal                   cfs-seal oci:LAYOUT docker://... (a new
-#                              repository each run, so every blob is pushed)
+#   cfs-seal                   cfs-seal oci:LAYOUT docker://...
 #   convert + copy             oci2cfs of the layout into a new store, then
-#                              skopeo copy of it to a new repository: what
+#                              skopeo copy of it to the registry: what
 #                              sealing must do at least (target: cfs-seal
 #                              within 1.2x of their sum)
+# Those two push to a second registry started anew, with empty storage,
+# before each: every blob is pushed (a registry that has a blob in another
+# repository mounts it, and skopeo's blob-info cache knows where they are).
 # Each timed command starts with nothing dirty and caches dropped, its
 # inputs (the registry's blobs or the layout) and the tools read back, as in
 # bench/pull.sh; stores on a fresh journaled ext4 (scratch-fs.sh).
@@ -35,24 +37,49 @@ else
 	echo "stores on /var/tmp" >&2
 fi
 tmp=$(mktemp -d "${fs:-/var/tmp}/cfs-seal-bench.XXXXXX")
-pid=
+declare -A pids # registry NAME's process
 cleanup() {
-	[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true
+	local p
+	for p in "${pids[@]}"; do
+		{ kill "$p" && wait "$p"; } 2>/dev/null || true
+	done
 	rm -rf "$tmp"
 	[ -z "$fs" ] || "$here/scratch-fs.sh" remove "$fs"
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
-	"$tmp/registry" "$port" >"$tmp/registry.yml"
-docker-registry serve "$tmp/registry.yml" >"$tmp/registry.log" 2>&1 &
-pid=$!
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# registry NAME PORT: (re)starts registry NAME, with empty storage, and
+# waits until it listens
+registry() {
+	local name=$1 port=$2 i
+	if [ -n "${pids[$name]:-}" ]; then
+		kill "${pids[$name]}" 2>/dev/null || true
+		wait "${pids[$name]}" 2>/dev/null || true
+	fi
+	rm -rf "$tmp/$name"
+	printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
+		"$tmp/$name" "$port" >"$tmp/$name.yml"
+	docker-registry serve "$tmp/$name.yml" >>"$tmp/$name.log" 2>&1 &
+	pids[$name]=$!
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "bench/seal.sh: registry $name did not start" >&2
+	exit 1
+}
+port=$(free_port)
+dport=$(free_port)
+registry registry "$port"
 export CONTAINERS_REGISTRIES_CONF=$tmp/registries.conf
-printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" \
+printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" "$dport" \
 	>"$CONTAINERS_REGISTRIES_CONF"
 echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$tmp/policy.json"
 R=127.0.0.1:$port
+P=127.0.0.1:$dport
 L=oci:$image/layout:bench
 for i in $(seq 50); do
 	skopeo --insecure-policy copy -q --dest-tls-verify=false "$L" \
@@ -96,14 +123,16 @@ for r in $(seq "$runs"); do
 		pull pull-sealed sealed && pull pull-plain plain
 	fi
 	rm -rf "$tmp/s"
+	registry dest "$dport"
 	settle "$image/layout"
 	timed cfs-seal "$seal" --tls-verify=false \
-		--signature-policy "$tmp/policy.json" "$L" "docker://$R/seal$r:1"
+		--signature-policy "$tmp/policy.json" "$L" "docker://$P/seal:1"
 	settle "$image/layout"
 	timed convert "$oci2cfs" "$L" --store "$tmp/s" -q
+	registry dest "$dport"
 	settle "$image/layout"
 	timed copy skopeo --insecure-policy copy -q --dest-tls-verify=false \
-		"$L" "docker://$R/copy$r:1"
+		"$L" "docker://$P/copy:1"
 done
 
 python3 - "$tmp/times" "$D" <<'PY'
