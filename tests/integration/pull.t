@@ -228,6 +228,33 @@ HOME=$TMP/home "$B" "docker://$R/cfs/app:v1" --store "$TMP/s5b" --sync=none \
 [ $? -eq 1 ] && grep -q "rejected" "$TMP/p5.err"
 ok $? "without the flag, \$HOME/.config/containers/policy.json applies" ||
 	diag_file "$TMP/p5.err"
+# oci:, oci-archive: and dir: scopes: the image's path, symlinks resolved,
+# else a directory above it; the transport's "" scope and "default" after
+Lreal=$(realpath "$L")
+ln -s "$Lreal" "$TMP/layout-link"
+printf '{"default":[{"type":"insecureAcceptAnything"}],"transports":{"oci":{"%s":[{"type":"reject"}]}}}' \
+	"$(dirname "$Lreal")" >"$TMP/oci-above.json"
+"$B" "oci:$TMP/layout-link:shared-a" --store "$TMP/s5c" --sync=none -q \
+	--signature-policy "$TMP/oci-above.json" >/dev/null 2>"$TMP/p5.err"
+[ $? -eq 1 ] && [ "$(wc -l <"$TMP/p5.err")" -eq 1 ] &&
+	grep -q "^oci2cfs: oci:$TMP/layout-link:shared-a: rejected by signature policy" "$TMP/p5.err" &&
+	[ ! -e "$TMP/s5c/images" ]
+ok $? "oci: a reject scope on a directory above the layout (through a symlink) refuses it" ||
+	diag_file "$TMP/p5.err"
+printf '{"default":[{"type":"reject"}],"transports":{"oci":{"%s":[{"type":"insecureAcceptAnything"}]},"dir":{"%s":[{"type":"insecureAcceptAnything"}]}}}' \
+	"$Lreal" "$(realpath "$TMP/dirimg")" >"$TMP/own-path.json"
+"$B" "oci:$TMP/layout-link:shared-a" --store "$TMP/s5c" --sync=none -q \
+	--signature-policy "$TMP/own-path.json" >/dev/null 2>"$TMP/p5.err"
+ok $? "oci: the layout's own path as a scope accepts it under a reject default" ||
+	diag_file "$TMP/p5.err"
+"$B" "dir:$TMP/dirimg" --store "$TMP/s5c" --sync=none -q \
+	--signature-policy "$TMP/own-path.json" >/dev/null 2>"$TMP/p5.err"
+ok $? "dir: the directory's path as a scope accepts it" || diag_file "$TMP/p5.err"
+"$B" "oci-archive:$realistic_oci" --store "$TMP/s5c" --sync=none -q \
+	--signature-policy "$TMP/own-path.json" >/dev/null 2>"$TMP/p5.err"
+[ $? -eq 1 ] && grep -q "rejected by signature policy" "$TMP/p5.err"
+ok $? "oci-archive: outside every scope, the reject default applies" ||
+	diag_file "$TMP/p5.err"
 
 # --- 6. faults ----------------------------------------------------------------
 F=127.0.0.1:$FPORT

@@ -160,8 +160,9 @@ int oci_open_docker(struct cfs_oci_image *img, const char *ref,
 int oci_storage_layers(struct cfs_oci_image *img, const char *name);
 /*
  * The signature policy (file policy, or the default one) for an image of
- * transport ("docker", "oci", ...) and, for docker, identity (the
- * normalised name, e.g. "docker.io/library/x:latest"), applied before
+ * transport ("docker", "oci", ...) and identity: for docker the
+ * normalised name (e.g. "docker.io/library/x:latest"), for oci,
+ * oci-archive and dir the image's path, else NULL; applied before
  * anything is fetched (policy.c): -1 with a message when refused, else 0
  * with *out NULL when accepted, or the requirements the image's
  * signatures must then meet (only for docker, and for dir with sig_dir,

@@ -7,7 +7,8 @@
  * it is applied here, as containers/image v5.22.1 does: the policy file
  * (--signature-policy, else $HOME/.config/containers/policy.json if it
  * exists, else /etc/containers/policy.json), the transport's most specific
- * scope, else the transport's "" scope, else "default"; every requirement
+ * scope (a docker name's, or a path's: oci:, oci-archive:, dir:), else the
+ * transport's "" scope, else "default"; every requirement
  * of it must accept (IsRunningImageAllowed). Before anything is fetched
  * (oci_policy_load) the requirements are checked, "reject" refuses and a
  * list of insecureAcceptAnything accepts; signedBy and sigstoreSigned are
@@ -93,6 +94,33 @@ static struct json_object *docker_scope(struct json_object *scopes,
 	return r;
 }
 
+/*
+ * oci:, oci-archive: and dir: scopes are absolute paths: the image's own
+ * (symlinks resolved) then each directory above it, "/" excluded.
+ */
+static struct json_object *path_scope(struct json_object *scopes,
+				      const char *path)
+{
+	char *name = realpath(path, NULL), *slash;
+	struct json_object *r = NULL;
+
+	if (!name) /* nothing there: opening it fails next */
+		return NULL;
+	while (!r && name[1]) {
+		r = scope_get(scopes, name);
+		slash = strrchr(name, '/');
+		slash[slash == name] = '\0';
+	}
+	free(name);
+	return r;
+}
+
+static bool path_transport(const char *transport)
+{
+	return !strcmp(transport, "oci") || !strcmp(transport, "oci-archive") ||
+	       !strcmp(transport, "dir");
+}
+
 static struct json_object *requirements(struct json_object *pol,
 					const char *transport,
 					const char *identity)
@@ -106,6 +134,8 @@ static struct json_object *requirements(struct json_object *pol,
 		scopes = NULL;
 	if (identity && !strcmp(transport, "docker"))
 		r = docker_scope(scopes, identity);
+	else if (identity && path_transport(transport))
+		r = path_scope(scopes, identity);
 	if (!r)
 		r = scope_get(scopes, "");
 	if (!r)
@@ -210,7 +240,9 @@ int oci_policy_load(struct oci_policy **out, const char *policy,
 		r = -1;
 	}
 	if (r == 1) {
-		p->identity = identity ? xstrdup(identity) : NULL;
+		p->identity = identity && !strcmp(transport, "docker")
+				      ? xstrdup(identity)
+				      : NULL;
 		p->sig_dir = sig_dir ? xstrdup(sig_dir) : NULL;
 		*out = p;
 		return 0;

@@ -169,6 +169,18 @@ static int open_remote(struct cfs_oci_image **out, const char *name,
 	return 0;
 }
 
+/* What the policy's scopes match: a docker name, or a path. */
+static const char *policy_identity(const struct parsed *p, const char *name)
+{
+	if (!strcmp(p->tp, "docker"))
+		return p->record;
+	if (!strcmp(p->tp, "dir"))
+		return name + 4;
+	if (!strcmp(p->tp, "oci") || !strcmp(p->tp, "oci-archive"))
+		return p->path;
+	return NULL;
+}
+
 int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		      const char *ref, const char *platform, const char *policy,
 		      const struct cfs_registry_opts *reg)
@@ -180,8 +192,7 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 	parse(&p, name);
 	/* a plain path is a local file the user has, as before: no policy */
 	if (p.kind != T_NONE && p.kind != T_UNKNOWN &&
-	    oci_policy_load(&pol, policy, p.tp,
-			    !strcmp(p.tp, "docker") ? p.record : NULL,
+	    oci_policy_load(&pol, policy, p.tp, policy_identity(&p, name),
 			    !strcmp(p.tp, "dir") ? name + 4 : NULL) < 0) {
 		cfs_error_prefix("%s", name);
 		parsed_free(&p);
