@@ -23,9 +23,7 @@
 #include "cfs/sha256.h"
 #include "cfs/util.h"
 
-#define JSON_MAX ((size_t)64 << 20)
 #define MAX_IMAGES 1000
-#define REF_ANNOTATION "org.opencontainers.image.ref.name"
 /* buildkit's attestation manifests in an index: not images */
 #define REFTYPE_ANNOTATION "vnd.docker.reference.type"
 
@@ -107,8 +105,8 @@ static int read_manifest(const struct seal_job *j, const char *name,
 	free(path);
 	if (r < 0)
 		return -1;
-	if (*len > JSON_MAX) {
-		cfs_error("%s: larger than %zu bytes", what, JSON_MAX);
+	if (*len > SEAL_JSON_MAX) {
+		cfs_error("%s: larger than %zu bytes", what, SEAL_JSON_MAX);
 		r = -1;
 	} else if (digest && ((int64_t)*len != size ||
 			      sha256_digest(*data, *len, got) < 0 ||
@@ -324,7 +322,8 @@ static struct json_object *ref_entry(const char *mt, const char *digest,
 	struct json_object *e = seal_desc_new(mt, digest, size);
 	struct json_object *a = json_object_new_object();
 
-	json_object_object_add(a, REF_ANNOTATION, json_object_new_string(ref));
+	json_object_object_add(a, SEAL_REF_ANNOTATION,
+			       json_object_new_string(ref));
 	json_object_object_add(e, "annotations", a);
 	return e;
 }
@@ -438,7 +437,6 @@ static int seal_one(const struct seal_job *j, struct seal_image *img)
 	return put_image(j, img, s, strlen(s));
 }
 
-/* The index with each entry pointing at its sealed manifest. */
 /*
  * The index with each entry pointing at its sealed manifest. When every
  * entry already did (an OCI index sealed before), its bytes stay, and so

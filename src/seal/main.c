@@ -313,7 +313,8 @@ static void print_result(const struct seal_job *j)
 static int seal(struct seal_job *j)
 {
 	const char *subject = j->o->source;
-	int r = seal_fetch(j);
+	int r = seal_source_local(subject) ? seal_fetch_local(j)
+					   : seal_fetch(j);
 
 	if (r == 0)
 		r = seal_layout_read(j);

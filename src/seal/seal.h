@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cfs-seal internals. The image goes SOURCE -> dir:TMP/src (skopeo, the
- * source's own bytes) -> an OCI layout TMP/layout (ours: image manifests
+ * source's own bytes; for an oci: layout, local.c's links to them) -> an
+ * OCI layout TMP/layout (ours: image manifests
  * as OCI, each converted by oci2cfs and sealed) -> DEST (skopeo, digests
  * preserved, signed).
  */
@@ -17,7 +18,9 @@
 #include "cfs/registry.h"
 
 #define TOOL "cfs-seal"
-#define SEAL_DIGEST_MAX 71 /* "sha256:" + 64 hex */
+#define SEAL_DIGEST_MAX 71		 /* "sha256:" + 64 hex */
+#define SEAL_JSON_MAX ((size_t)64 << 20) /* a manifest, an index */
+#define SEAL_REF_ANNOTATION "org.opencontainers.image.ref.name"
 
 #define OCI_INDEX "application/vnd.oci.image.index.v1+json"
 #define OCI_MANIFEST "application/vnd.oci.image.manifest.v1+json"
@@ -73,6 +76,10 @@ int seal_run(const char *const *argv, const char *out, const char *err);
 /* skopeo.c */
 int seal_fetch(struct seal_job *j);
 int seal_push(struct seal_job *j);
+
+/* local.c: SOURCE read in place (an oci: layout), not by skopeo */
+bool seal_source_local(const char *source);
+int seal_fetch_local(struct seal_job *j);
 
 /* layout.c */
 int seal_layout_read(struct seal_job *j);

@@ -9,15 +9,17 @@
 # signature made while copying lands in the lookaside and satisfies a
 # signedBy policy that refuses an unsigned copy; an oci: DEST; a seal
 # already there is kept when right, refused when wrong (--reseal replaces
-# it); errors are one line naming SOURCE or DEST and leave no temp dir,
-# nor does SIGTERM.
+# it); an oci: SOURCE is read in place (its blobs linked, so TMPDIR needs
+# no room for them; copied from another filesystem), under the policy's
+# path scopes, and a damaged one is refused; errors are one line naming
+# SOURCE or DEST and leave no temp dir, nor does SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
 require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 49
+plan 60
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -323,6 +325,78 @@ ok $? "a wrong seal on SOURCE is refused, naming both digests; nothing written" 
 	diag "$st: $err"
 run "$SEAL" --reseal "oci:$BAD:sealed" "oci:$TMP/ociout2:x"
 is "$st:$out:$(d_of "oci:$TMP/ociout2:x")" "0:$D:$D" "--reseal replaces it with D"
+
+# --- an oci: SOURCE is read in place: its blobs are linked, not copied -----
+run "$SEAL" "$NOTLS" "oci:$MP:multi" "docker://$R/multi-local:sealed"
+is "$st:$out" "0:linux/amd64 $Da
+linux/arm64 $Db" "an OCI index read in place: each image sealed with its D"
+[ "$(raw "docker://$R/multi-local:sealed")" = "$(raw "docker://$R/multi:sealed")" ]
+ok $? "the same sealed index as through skopeo's copy of it (docker://)"
+# the layout and TMPDIR on one tmpfs with room for one copy of the layers
+# and not two: a copy into TMPDIR would not fit
+skopeo copy -q --insecure-policy "oci:$L:realistic" "oci:$TMP/one:realistic" ||
+	bail "a layout of one image"
+bytes=$(du -sb "$TMP/one" | cut -f1)
+mkdir -p "$TMP/small" "$TMP/other"
+mount -t tmpfs -o "size=$((bytes * 3 / 2 / 4096 * 4096 + 65536))" tmpfs "$TMP/small" &&
+	mount -t tmpfs tmpfs "$TMP/other" || bail "tmpfs"
+at_exit "umount '$TMP/small' '$TMP/other'"
+cp -a "$TMP/one" "$TMP/small/one" && mkdir "$TMP/small/tmp" || bail "cp"
+TMPDIR=$TMP/small/tmp run "$SEAL" --store "$TMP/store-small" \
+	"oci:$TMP/small/one:realistic" "oci:$TMP/out-small:x"
+is "$st:$err:$out" "0::$D" \
+	"TMPDIR with the layout on a filesystem too small for a copy of it: D"
+mkdir "$TMP/other/tmp"
+TMPDIR=$TMP/other/tmp run "$SEAL" --store "$TMP/store-small" \
+	"oci:$TMP/one:realistic" "oci:$TMP/out-other:x"
+is "$st:$err:$out:$(top "$TMP/out-other")" "0::$D:$(top "$TMP/out-small")" \
+	"TMPDIR on another filesystem than the layout (copies): the same image"
+[ -z "$(ls -A "$TMP/small/tmp")$(ls -A "$TMP/other/tmp")" ] &&
+	[ "$(find "$TMP/small/one/blobs" -type f -links +1 | wc -l)" = 0 ]
+ok $? "no temp dir left, and no link to the layout's blobs" ||
+	{ ls -A "$TMP/small/tmp" "$TMP/other/tmp"; find "$TMP/small/one/blobs" -type f -links +1; } >&2
+# the policy's scopes for oci: are the layout's path and those above it
+printf '{"default":[{"type":"insecureAcceptAnything"}],"transports":{"oci":{"%s":[{"type":"reject"}]}}}' \
+	"$(realpath "$TMP/one")" >"$TMP/reject-one.json"
+run "$SEAL" --signature-policy "$TMP/reject-one.json" \
+	"oci:$TMP/one:realistic" "oci:$TMP/out-rej:x"
+failed_one_line "$st" "$TMP/err" "cfs-seal: oci:$TMP/one:realistic: rejected by signature policy" &&
+	[ ! -e "$TMP/out-rej" ]
+ok $? "a policy rejecting the layout's path refuses it: one line, nothing written" ||
+	diag "$st: $err"
+run "$SEAL" "oci:$MP" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "index.json has 32 images: name one, oci:DIR:REF"
+ok $? "oci:DIR of a layout of several images: one line asking for one" ||
+	diag "$st: $err"
+run "$SEAL" "oci:$L:no-such" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "no image named 'no-such' in $L/index.json"
+ok $? "oci:DIR:REF naming no image: one line" || diag "$st: $err"
+# hostile or damaged layouts: a manifest that is not what index.json says,
+# a layer missing, a layer's bytes changed (oci2cfs checks its digest)
+bad_layout() { # NAME PYTHON (on manifest m, layer path lp)
+	rm -rf "$TMP/$1" && cp -a "$TMP/one" "$TMP/$1" && python3 - "$TMP/$1" <<EOF
+import json, os, sys
+lay = sys.argv[1]
+d = json.load(open(os.path.join(lay, "index.json")))["manifests"][0]["digest"]
+mp = os.path.join(lay, "blobs", *d.split(":"))
+m = json.load(open(mp))
+lp = os.path.join(lay, "blobs", *m["layers"][0]["digest"].split(":"))
+$2
+EOF
+}
+bad_layout badm 'open(mp, "ab").write(b" ")'
+run "$SEAL" "oci:$TMP/badm:realistic" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "does not match its descriptor" && [ ! -e "$TMP/out-e" ]
+ok $? "a manifest whose bytes are not its descriptor's: refused" || diag "$st: $err"
+bad_layout nolayer 'os.unlink(lp)'
+run "$SEAL" "oci:$TMP/nolayer:realistic" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "No such file" && [ ! -e "$TMP/out-e" ]
+ok $? "a layer missing: one line, nothing written" || diag "$st: $err"
+bad_layout flipped 'b = bytearray(open(lp, "rb").read()); b[len(b) // 2] ^= 1; open(lp, "wb").write(b)'
+run "$SEAL" "oci:$TMP/flipped:realistic" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "cfs-seal: oci:$TMP/flipped:realistic: " && [ ! -e "$TMP/out-e" ]
+ok $? "a layer whose bytes changed: refused before anything is written" ||
+	diag "$st: $err"
 
 # --- errors: one line naming SOURCE or DEST, no temp dir left ---------------
 run "$SEAL" "$NOTLS" "docker://$R/nothing:here" "docker://$R/x:y"

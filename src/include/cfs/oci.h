@@ -65,6 +65,13 @@ int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
 		      const char *ref, const char *platform, const char *policy,
 		      const struct cfs_registry_opts *reg);
 /*
+ * The signature policy's verdict on name as cfs_oci_open_name applies it
+ * before reading anything, for a reader of its own (cfs-seal reads oci:
+ * layouts in place): 0 when it accepts the image unsigned (a plain path
+ * always), else -1 with a message: refused, or signatures required.
+ */
+int cfs_oci_check_policy(const char *name, const char *policy);
+/*
  * Whether the image's blobs come through skopeo (a registry, podman's
  * storage): reading one also waits on the network or on skopeo.
  */

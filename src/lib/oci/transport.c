@@ -181,20 +181,50 @@ static const char *policy_identity(const struct parsed *p, const char *name)
 	return NULL;
 }
 
-int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
-		      const char *ref, const char *platform, const char *policy,
-		      const struct cfs_registry_opts *reg)
+/* The policy for name (none for a plain path: a file the user has). */
+static int load_policy(const struct parsed *p, const char *name,
+		       const char *policy, struct oci_policy **pol)
 {
-	struct oci_policy *pol = NULL;
+	*pol = NULL;
+	if (p->kind == T_NONE || p->kind == T_UNKNOWN)
+		return 0;
+	if (oci_policy_load(pol, policy, p->tp, policy_identity(p, name),
+			    !strcmp(p->tp, "dir") ? name + 4 : NULL) < 0) {
+		cfs_error_prefix("%s", name);
+		return -1;
+	}
+	return 0;
+}
+
+int cfs_oci_check_policy(const char *name, const char *policy)
+{
+	struct oci_policy *pol;
 	struct parsed p;
 	int r;
 
 	parse(&p, name);
-	/* a plain path is a local file the user has, as before: no policy */
-	if (p.kind != T_NONE && p.kind != T_UNKNOWN &&
-	    oci_policy_load(&pol, policy, p.tp, policy_identity(&p, name),
-			    !strcmp(p.tp, "dir") ? name + 4 : NULL) < 0) {
-		cfs_error_prefix("%s", name);
+	r = load_policy(&p, name, policy, &pol);
+	if (r == 0 && pol) {
+		cfs_error("%s: the signature policy requires signatures, "
+			  "checked only as the image is read",
+			  name);
+		r = -1;
+	}
+	oci_policy_free(pol);
+	parsed_free(&p);
+	return r;
+}
+
+int cfs_oci_open_name(struct cfs_oci_image **out, const char *name,
+		      const char *ref, const char *platform, const char *policy,
+		      const struct cfs_registry_opts *reg)
+{
+	struct oci_policy *pol;
+	struct parsed p;
+	int r;
+
+	parse(&p, name);
+	if (load_policy(&p, name, policy, &pol) < 0) {
 		parsed_free(&p);
 		return -1;
 	}
