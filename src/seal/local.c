@@ -58,6 +58,29 @@ static struct json_object *parse_json(const uint8_t *data, size_t len,
 	return o;
 }
 
+/*
+ * The file at path, read once (NUL-terminated), unless it is larger than
+ * max: -1 then, after what(path) or the read's own error.
+ */
+static int read_small(const char *path, size_t max, const char *what,
+		      uint8_t **data, size_t *len)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && (uint64_t)st.st_size > max) {
+		cfs_error("%s: %s", path, what);
+		return -1;
+	}
+	if (cfs_read_file(path, data, len) < 0)
+		return -1;
+	if (*len > max) { /* it grew */
+		cfs_error("%s: %s", path, what);
+		free(*data);
+		return -1;
+	}
+	return 0;
+}
+
 /* A manifest blob, read once: its size and digest as the descriptor says. */
 static int read_blob(const struct local *l, const char *digest, int64_t size,
 		     uint8_t **data, size_t *len)
@@ -72,7 +95,8 @@ static int read_blob(const struct local *l, const char *digest, int64_t size,
 		free(path);
 		return -1;
 	}
-	r = cfs_read_file(path, data, len);
+	r = read_small(path, size, "larger than its descriptor says", data,
+		       len);
 	free(path);
 	if (r < 0)
 		return -1;
@@ -280,14 +304,11 @@ static int take_layout(const struct local *l)
 	struct json_object *idx = NULL, *top = NULL, *d;
 	uint8_t *data;
 	size_t len;
-	int r = cfs_read_file(path, &data, &len);
+	int r = read_small(path, SEAL_JSON_MAX, "larger than 64 MiB", &data,
+			   &len);
 
 	if (r == 0) {
-		if (len > SEAL_JSON_MAX)
-			cfs_error("%s: larger than %zu bytes", path,
-				  SEAL_JSON_MAX);
-		else
-			idx = parse_json(data, len, path);
+		idx = parse_json(data, len, path);
 		free(data);
 	}
 	free(path);

@@ -19,7 +19,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 60
+plan 61
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -384,10 +384,14 @@ lp = os.path.join(lay, "blobs", *m["layers"][0]["digest"].split(":"))
 $2
 EOF
 }
-bad_layout badm 'open(mp, "ab").write(b" ")'
+bad_layout badm 'b = open(mp, "rb").read().replace(b"\"layers\"", b"\"Layers\"", 1); open(mp, "wb").write(b)'
 run "$SEAL" "oci:$TMP/badm:realistic" "oci:$TMP/out-e:x"
 failed_one_line "$st" "$TMP/err" "does not match its descriptor" && [ ! -e "$TMP/out-e" ]
 ok $? "a manifest whose bytes are not its descriptor's: refused" || diag "$st: $err"
+bad_layout bigm 'open(mp, "ab").write(b" " * 100000)'
+run "$SEAL" "oci:$TMP/bigm:realistic" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "larger than its descriptor says" && [ ! -e "$TMP/out-e" ]
+ok $? "a manifest larger than its descriptor says: refused unread" || diag "$st: $err"
 bad_layout nolayer 'os.unlink(lp)'
 run "$SEAL" "oci:$TMP/nolayer:realistic" "oci:$TMP/out-e:x"
 failed_one_line "$st" "$TMP/err" "No such file" && [ ! -e "$TMP/out-e" ]
