@@ -26,6 +26,12 @@
  *
  * A loader trusts nothing: any malformed or inconsistent record, or one
  * whose objects are gone from the store, is a cache miss.
+ *
+ * A record holds what read.c made of the tar, not the tar: a change to
+ * what a tar reads as (which entries are kept, their paths, modes, times,
+ * xattrs) must bump CACHE_VERSION with it. Else a host converting from
+ * old records and a host converting cold make different manifests of one
+ * image, and a sealed image converts to its D on one of them only.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -10,6 +10,8 @@
  * goes straight from the tar reader into the object store. The first stage
  * runs on a thread of its own a few blocks ahead (block-pipe.h): inflating
  * and hashing the stream take about as long as storing its files.
+ * What a tar reads as is cached (cache.c): a change to it bumps
+ * CACHE_VERSION there.
  */
 #include <errno.h>
 #include <stdlib.h>
