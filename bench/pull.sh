@@ -46,7 +46,8 @@ else
 	echo "output trees on /var/tmp" >&2
 fi
 tmp=$(mktemp -d "${fs:-/var/tmp}/cfs-pull-bench.XXXXXX")
-pids=()
+bench=bench/pull.sh
+. "$here/lib.sh"
 shaped=
 # The loopback shaped to $link_rate, unless it has a qdisc of its own.
 shape_link() {
@@ -62,66 +63,27 @@ unshape_link() {
 	shaped=
 }
 cleanup() {
-	local p
 	unshape_link
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	registry_stop
 	umount -R "$tmp/graph/overlay" 2>/dev/null || true
 	rm -rf "$tmp"
 	[ -z "$fs" ] || "$here/scratch-fs.sh" remove "$fs"
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-printf 'version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
-	"$tmp/registry" "$port" >"$tmp/registry.yml"
-docker-registry serve "$tmp/registry.yml" >"$tmp/registry.log" 2>&1 &
-pids+=($!)
+port=$(free_port)
+registry registry "$port"
 export CONTAINERS_REGISTRIES_CONF=$tmp/registries.conf
 printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" \
 	>"$CONTAINERS_REGISTRIES_CONF"
 echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$tmp/policy.json"
 . "$here/../scripts/podman-conf.sh"
 R=127.0.0.1:$port
-for i in $(seq 50); do
-	skopeo --insecure-policy copy -q --dest-tls-verify=false \
-		"oci:$image/layout:bench" "docker://$R/bench:1" 2>/dev/null && break
-	sleep 0.2
-done
+skopeo --insecure-policy copy -q --dest-tls-verify=false \
+	"oci:$image/layout:bench" "docker://$R/bench:1"
 
-# The tools' executables and the libraries they load: a user's tools are
-# usually in the page cache, and convert.py warms them too.
-tool_files() { # COMMAND...
-	local t p
-	for t in "$@"; do
-		p=$(command -v "$t") || continue
-		echo "$p"
-		ldd "$p" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}'
-	done | sort -u
-}
-mapfile -t tools < <(tool_files "$oci2cfs" skopeo podman)
-
-# Before a timed command: nothing dirty, caches dropped, FILES... and the
-# tools read back.
-settle() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	find "$@" -type f -exec cat {} + >/dev/null
-	cat "${tools[@]}" >/dev/null
-}
-
-# label command...: appends "label seconds peak-KiB cpu-seconds load" to
-# $tmp/times
-timed() {
-	local label=$1 load
-	shift
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	/usr/bin/time -f "$label %e %M %U %S $load" -a -o "$tmp/times" "$@" \
-		>/dev/null 2>"$tmp/err" ||
-		{ cat "$tmp/err" >&2; echo "bench/pull.sh: $label failed" >&2; exit 1; }
-}
+# convert.py warms the tools too
+tool_files "$oci2cfs" skopeo podman
 
 # One round: each way from the registry to a store; SUFFIX names the link.
 pull_round() {

@@ -37,77 +37,33 @@ else
 	echo "stores on /var/tmp" >&2
 fi
 tmp=$(mktemp -d "${fs:-/var/tmp}/cfs-seal-bench.XXXXXX")
-declare -A pids # registry NAME's process
+bench=bench/seal.sh
+. "$here/lib.sh"
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		{ kill "$p" && wait "$p"; } 2>/dev/null || true
-	done
+	registry_stop
 	rm -rf "$tmp"
 	[ -z "$fs" ] || "$here/scratch-fs.sh" remove "$fs"
 }
 trap cleanup EXIT
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# registry NAME PORT: (re)starts registry NAME, with empty storage, and
-# waits until it listens
-registry() {
-	local name=$1 port=$2 i
-	if [ -n "${pids[$name]:-}" ]; then
-		kill "${pids[$name]}" 2>/dev/null || true
-		wait "${pids[$name]}" 2>/dev/null || true
-	fi
-	rm -rf "$tmp/$name"
-	printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
-		"$tmp/$name" "$port" >"$tmp/$name.yml"
-	docker-registry serve "$tmp/$name.yml" >>"$tmp/$name.log" 2>&1 &
-	pids[$name]=$!
-	for i in $(seq 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "bench/seal.sh: registry $name did not start" >&2
-	exit 1
-}
 port=$(free_port)
 dport=$(free_port)
 registry registry "$port"
 export CONTAINERS_REGISTRIES_CONF=$tmp/registries.conf
+# (printf repeats its format for the second port)
 printf '[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$port" "$dport" \
 	>"$CONTAINERS_REGISTRIES_CONF"
 echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$tmp/policy.json"
 R=127.0.0.1:$port
 P=127.0.0.1:$dport
 L=oci:$image/layout:bench
-for i in $(seq 50); do
-	skopeo --insecure-policy copy -q --dest-tls-verify=false "$L" \
-		"docker://$R/bench:plain" 2>/dev/null && break
-	sleep 0.2
-done
+skopeo --insecure-policy copy -q --dest-tls-verify=false "$L" \
+	"docker://$R/bench:plain"
 export TMPDIR=$tmp
 D=$("$seal" --tls-verify=false --signature-policy "$tmp/policy.json" "$L" \
 	"docker://$R/bench:sealed")
 
-mapfile -t tools < <(for t in "$oci2cfs" "$seal" skopeo; do
-	p=$(command -v "$t") && echo "$p" &&
-		ldd "$p" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}'
-done | sort -u)
-settle() { # FILES...
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	find "$@" -type f -exec cat {} + >/dev/null
-	cat "${tools[@]}" >/dev/null
-}
-timed() { # LABEL COMMAND...
-	local label=$1 load
-	shift
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	/usr/bin/time -f "$label %e %M %U %S $load" -a -o "$tmp/times" "$@" \
-		>/dev/null 2>"$tmp/err" ||
-		{ cat "$tmp/err" >&2; echo "bench/seal.sh: $label failed" >&2; exit 1; }
-}
+tool_files "$oci2cfs" "$seal" skopeo
 pull() { # LABEL TAG
 	rm -rf "$tmp/s"
 	settle "$tmp/registry"
