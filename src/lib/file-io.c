@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
-/* Whole files, exact reads and writes, atomic replacement, mkdir -p. */
+/*
+ * Whole files, exact reads and writes, opens beneath a directory, atomic
+ * replacement, mkdir -p.
+ */
 #include "cfs/file-io.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cfs/error.h"
@@ -37,6 +42,73 @@ static int read_fd_all(int fd, const char *path, struct cfs_buf *b)
 			return 0;
 		b->len += (size_t)n;
 	}
+}
+
+/*
+ * Without openat2 (old kernels, some seccomp filters): each component is
+ * opened with O_NOFOLLOW, so no symlink is followed at all.
+ */
+static int open_nofollow(int dirfd, const char *norm, int flags)
+{
+	char *copy = xstrdup(norm), *p = copy, *slash;
+	int fd = dirfd, next;
+
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		next = openat(fd, p,
+			      O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		if (next < 0) {
+			free(copy);
+			return -1;
+		}
+		fd = next;
+		p = slash + 1;
+	}
+	next = openat(fd, p, flags | O_NOFOLLOW);
+	if (fd != dirfd)
+		close(fd);
+	free(copy);
+	return next;
+}
+
+/* A FIFO would block at open or at the first read: O_NONBLOCK, undone. */
+int cfs_open_beneath(int dirfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd;
+
+	fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open_nofollow(dirfd, rel, (int)how.flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, O_RDONLY) < 0) {
+		close(fd);
+		return -CFS_ENOTREG;
+	}
+	return fd;
+}
+
+const char *cfs_beneath_strerror(int neg_err)
+{
+	switch (-neg_err) {
+	case ENOENT:
+		return "missing";
+	case EXDEV:
+		return "outside the image directory";
+	case ELOOP:
+		return "a symlink (not followed)";
+	case CFS_ENOTREG:
+		return "not a regular file";
+	}
+	return strerror(-neg_err);
 }
 
 int cfs_read_file(const char *path, uint8_t **data, size_t *len)

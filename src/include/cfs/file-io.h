@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Whole files and exact reads and writes, atomic replacement, mkdir -p.
+ * Whole files and exact reads and writes, opens beneath a directory,
+ * atomic replacement, mkdir -p.
  * Part of the base (file-io.c): includes cfs/error.h, cfs/mem.h and the
  * fs-verity ioctl leaf (cfs/verity-ioctl.h), nothing above them.
  */
@@ -21,6 +22,18 @@ int cfs_read_exact(int fd, void *buf, size_t count);
 
 /* A stream of directory path under dirfd; NULL with errno set. */
 DIR *cfs_opendir_at(int dirfd, const char *path);
+
+/*
+ * Opens the regular file rel beneath the directory dirfd for reading, as
+ * a hostile directory's file: never resolving outside it (nor through any
+ * symlink where openat2 is missing), never blocking (a FIFO is refused,
+ * as a device or a directory is). The fd, else -errno: -EXDEV outside,
+ * -ELOOP a symlink, -CFS_ENOTREG not a regular file. No message:
+ * cfs_beneath_strerror says what went wrong.
+ */
+#define CFS_ENOTREG 4096 /* not an errno */
+int cfs_open_beneath(int dirfd, const char *rel);
+const char *cfs_beneath_strerror(int neg_err);
 
 /* Read a whole file (or "-" for stdin) into memory (NUL-terminated). */
 int cfs_read_file(const char *path, uint8_t **data, size_t *len);

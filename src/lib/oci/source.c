@@ -11,11 +11,9 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <string.h>
 #include <sys/param.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -25,7 +23,6 @@
 #define TAR_BLOCK_SIZE (128 * 1024)
 #define MAX_LINK_HOPS 16
 #define NAME_SHOWN 256 /* names in messages: printable, at most this long */
-#define EFTYPE_NOT_REGULAR 4096 /* not an errno: a FIFO, device, directory */
 
 struct oci_stream {
 	int fd;		    /* directory source, else -1 */
@@ -231,61 +228,6 @@ static const struct oci_member *member_find(const struct oci_source *s,
 	return m && m->regular ? m : NULL;
 }
 
-/*
- * Without openat2 (old kernels, some seccomp filters): each component is
- * opened with O_NOFOLLOW, so no symlink is followed at all.
- */
-static int open_nofollow(int dirfd, const char *norm, int flags)
-{
-	char *copy = xstrdup(norm), *p = copy, *slash;
-	int fd = dirfd, next;
-
-	while ((slash = strchr(p, '/'))) {
-		*slash = '\0';
-		next = openat(fd, p,
-			      O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd != dirfd)
-			close(fd);
-		if (next < 0) {
-			free(copy);
-			return -1;
-		}
-		fd = next;
-		p = slash + 1;
-	}
-	next = openat(fd, p, flags | O_NOFOLLOW);
-	if (fd != dirfd)
-		close(fd);
-	free(copy);
-	return next;
-}
-
-/*
- * Opens a regular file inside the directory: never resolves outside it,
- * and never blocks (a FIFO would, at open or at the first read).
- */
-static int dir_open_quiet(const struct oci_source *s, const char *norm)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	struct stat st;
-	int fd;
-
-	fd = syscall(SYS_openat2, s->dirfd, norm, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = open_nofollow(s->dirfd, norm, (int)how.flags);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    fcntl(fd, F_SETFL, O_RDONLY) < 0) {
-		close(fd);
-		return -EFTYPE_NOT_REGULAR;
-	}
-	return fd;
-}
-
 static int dir_open(const struct oci_source *s, const char *name)
 {
 	char *norm = normalize(name), pbuf[NAME_SHOWN];
@@ -297,16 +239,11 @@ static int dir_open(const struct oci_source *s, const char *name)
 		free(norm);
 		return -1;
 	}
-	fd = dir_open_quiet(s, norm);
+	fd = cfs_open_beneath(s->dirfd, norm);
 	free(norm);
 	if (fd >= 0)
 		return fd;
-	cfs_error("%s: %s", pbuf,
-		  fd == -ENOENT		      ? "missing"
-		  : fd == -EXDEV	      ? "outside the image directory"
-		  : fd == -ELOOP	      ? "a symlink (not followed)"
-		  : fd == -EFTYPE_NOT_REGULAR ? "not a regular file"
-					      : strerror(-fd));
+	cfs_error("%s: %s", pbuf, cfs_beneath_strerror(fd));
 	return -1;
 }
 
@@ -318,7 +255,7 @@ bool oci_source_has(const struct oci_source *s, const char *name)
 	if (s->is_tar)
 		return member_find(s, name) != NULL;
 	norm = normalize(name);
-	fd = norm && *norm ? dir_open_quiet(s, norm) : -1;
+	fd = norm && *norm ? cfs_open_beneath(s->dirfd, norm) : -1;
 	free(norm);
 	if (fd < 0)
 		return false;
