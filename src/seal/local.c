@@ -7,7 +7,9 @@
  * third of cfs-seal's time on the bench image. The blobs are checked by
  * what reads them: oci2cfs (config, layers) and skopeo's push (each one
  * against its digest). The image is picked from index.json as skopeo
- * picks it: by REF, else the only entry there is.
+ * picks it: by REF, else the only entry there is. Every file is opened
+ * beneath DIR as oci2cfs opens a layout's: nothing outside it (a symlink
+ * out of it, with the right bytes even), no FIFO.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 struct local {
 	struct seal_job *j;
 	char *dir; /* the layout */
+	int dfd;   /* the layout, opened: its files are opened beneath it */
 	char *ref; /* the image's ref.name, or NULL */
 };
 
@@ -37,9 +40,19 @@ bool seal_source_local(const char *source)
 	return !strncmp(source, "oci:", 4);
 }
 
-static char *blob_path(const struct local *l, const char *digest)
+static char *blob_rel(const char *digest)
 {
-	return xasprintf("%s/blobs/sha256/%s", l->dir, digest + 7);
+	return xasprintf("blobs/sha256/%s", digest + 7);
+}
+
+/* A file of the layout, opened as a hostile directory's (cfs/file-io.h). */
+static int open_file(const struct local *l, const char *rel)
+{
+	int fd = cfs_open_beneath(l->dfd, rel);
+
+	if (fd < 0)
+		cfs_error("%s/%s: %s", l->dir, rel, cfs_beneath_strerror(fd));
+	return fd;
 }
 
 /* JSON of the layout (index.json, a manifest), whole, NUL-free, parsed. */
@@ -59,45 +72,52 @@ static struct json_object *parse_json(const uint8_t *data, size_t len,
 }
 
 /*
- * The file at path, read once (NUL-terminated), unless it is larger than
- * max: -1 then, after what(path) or the read's own error.
+ * The layout's file rel, read once (NUL-terminated), unless it is larger
+ * than max: -1 then, after "rel: what".
  */
-static int read_small(const char *path, size_t max, const char *what,
-		      uint8_t **data, size_t *len)
+static int read_small(const struct local *l, const char *rel, size_t max,
+		      const char *what, uint8_t **data, size_t *len)
 {
+	int fd = open_file(l, rel), r = -1;
 	struct stat st;
 
-	if (stat(path, &st) == 0 && (uint64_t)st.st_size > max) {
-		cfs_error("%s: %s", path, what);
+	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0) {
+		cfs_error("%s/%s: %s", l->dir, rel, strerror(errno));
+	} else if ((uint64_t)st.st_size > max) {
+		cfs_error("%s/%s: %s", l->dir, rel, what);
+	} else {
+		*len = (size_t)st.st_size;
+		*data = xmalloc(*len + 1);
+		(*data)[*len] = '\0';
+		r = cfs_read_exact(fd, *data, *len);
+		if (r < 0) {
+			cfs_error("%s/%s: %s", l->dir, rel, strerror(-r));
+			free(*data);
+		}
 	}
-	if (cfs_read_file(path, data, len) < 0)
-		return -1;
-	if (*len > max) { /* it grew */
-		cfs_error("%s: %s", path, what);
-		free(*data);
-		return -1;
-	}
-	return 0;
+	close(fd);
+	return r < 0 ? -1 : 0;
 }
 
 /* A manifest blob, read once: its size and digest as the descriptor says. */
 static int read_blob(const struct local *l, const char *digest, int64_t size,
 		     uint8_t **data, size_t *len)
 {
-	char *path = blob_path(l, digest);
+	char *rel = blob_rel(digest);
 	char hex[65];
 	int r;
 
 	if ((uint64_t)size > SEAL_JSON_MAX) {
 		cfs_error("%s: a manifest of %lld bytes", digest,
 			  (long long)size);
-		free(path);
+		free(rel);
 		return -1;
 	}
-	r = read_small(path, size, "larger than its descriptor says", data,
+	r = read_small(l, rel, size, "larger than its descriptor says", data,
 		       len);
-	free(path);
+	free(rel);
 	if (r < 0)
 		return -1;
 	if ((int64_t)*len != size || cfs_sha256_hex(*data, *len, hex) < 0 ||
@@ -138,43 +158,41 @@ static int copy_fd(int in, int out)
 	return n < 0 ? -1 : 0;
 }
 
-static int copy_blob(const char *from, const char *to)
+static int copy_blob(int in, const char *to)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = in < 0 ? -1
-			 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-				0600);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int r = out < 0 ? -1 : copy_fd(in, out);
 
-	if (r < 0)
-		cfs_error("%s: %s", out < 0 && in >= 0 ? to : from,
-			  strerror(errno));
-	if (out >= 0 && close(out) < 0 && r == 0) {
-		cfs_error("%s: %s", to, strerror(errno));
+	if (out >= 0 && close(out) < 0)
 		r = -1;
-	}
-	if (in >= 0)
-		close(in);
+	if (r < 0)
+		cfs_error("%s: %s", to, strerror(errno));
 	return r;
 }
 
-/* The blob as TMP/src/HEX: a hard link to the layout's, else a copy. */
+/*
+ * The blob as TMP/src/HEX: a hard link to the very file opened (through
+ * /proc, as linkat cannot take an fd without CAP_DAC_READ_SEARCH), else
+ * a copy of it (another filesystem, protected_hardlinks).
+ */
 static int link_blob(const struct local *l, const char *digest)
 {
-	char *from = blob_path(l, digest);
+	char *rel = blob_rel(digest);
 	char *to = xasprintf("%s/%s", l->j->src, digest + 7);
-	int r = 0;
+	char proc[32];
+	int fd = open_file(l, rel), r = 0;
 
-	/* following a symlink, as skopeo's reading would */
-	if (linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW) < 0 &&
-	    errno != EEXIST) {
-		if (errno == ENOENT)
-			cfs_error("%s: %s", from, strerror(errno));
-		r = errno == ENOENT ? -1 : copy_blob(from, to);
+	if (fd >= 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) <
+			    0 &&
+		    errno != EEXIST)
+			r = copy_blob(fd, to);
+		close(fd);
 	}
-	free(from);
+	free(rel);
 	free(to);
-	return r;
+	return fd < 0 ? -1 : r;
 }
 
 static int link_desc(const struct local *l, struct json_object *d,
@@ -300,18 +318,16 @@ static struct json_object *pick(const struct local *l, struct json_object *idx)
 
 static int take_layout(const struct local *l)
 {
-	char *path = xasprintf("%s/index.json", l->dir);
 	struct json_object *idx = NULL, *top = NULL, *d;
 	uint8_t *data;
 	size_t len;
-	int r = read_small(path, SEAL_JSON_MAX, "larger than 64 MiB", &data,
-			   &len);
+	int r = read_small(l, "index.json", SEAL_JSON_MAX, "larger than 64 MiB",
+			   &data, &len);
 
 	if (r == 0) {
-		idx = parse_json(data, len, path);
+		idx = parse_json(data, len, "index.json");
 		free(data);
 	}
-	free(path);
 	if (!idx)
 		return -1;
 	d = pick(l, idx);
@@ -334,9 +350,14 @@ int seal_fetch_local(struct seal_job *j)
 	/* skopeo splits DIR:REF at the first colon */
 	l.dir = colon ? xstrndup(rest, colon - rest) : xstrdup(rest);
 	l.ref = colon && colon[1] ? xstrdup(colon + 1) : NULL;
-	r = cfs_mkdir_p(j->src, 0700);
+	l.dfd = open(l.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (l.dfd < 0)
+		cfs_error("%s: %s", l.dir, strerror(errno));
+	r = l.dfd < 0 ? -1 : cfs_mkdir_p(j->src, 0700);
 	if (r == 0)
 		r = take_layout(&l);
+	if (l.dfd >= 0)
+		close(l.dfd);
 	free(l.dir);
 	free(l.ref);
 	return r;

@@ -19,7 +19,7 @@ require_cfs_tools cfs-seal oci2cfs
 require_root "fixtures are built as root"
 require_host_tools skopeo docker-registry gpg python3
 build_fixtures
-plan 61
+plan 63
 
 SEAL=$CFS_BIN/cfs-seal
 L=$FX/layout
@@ -394,8 +394,17 @@ failed_one_line "$st" "$TMP/err" "larger than its descriptor says" && [ ! -e "$T
 ok $? "a manifest larger than its descriptor says: refused unread" || diag "$st: $err"
 bad_layout nolayer 'os.unlink(lp)'
 run "$SEAL" "oci:$TMP/nolayer:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "No such file" && [ ! -e "$TMP/out-e" ]
+failed_one_line "$st" "$TMP/err" "/blobs/sha256/" && grep -q ": missing$" "$TMP/err" && [ ! -e "$TMP/out-e" ]
 ok $? "a layer missing: one line, nothing written" || diag "$st: $err"
+bad_layout outside 'import shutil; out = os.path.join(os.path.dirname(lay), "outside-blob"); shutil.move(lp, out); os.symlink(out, lp)'
+run "$SEAL" "oci:$TMP/outside:realistic" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "outside the image directory" && [ ! -e "$TMP/out-e" ]
+ok $? "a layer that is a symlink out of the layout (to the right bytes): refused" ||
+	diag "$st: $err"
+bad_layout fifo 'os.unlink(mp); os.mkfifo(mp)'
+run timeout 60 "$SEAL" "oci:$TMP/fifo:realistic" "oci:$TMP/out-e:x"
+failed_one_line "$st" "$TMP/err" "not a regular file" && [ ! -e "$TMP/out-e" ]
+ok $? "a manifest that is a FIFO: refused at once, not waited on" || diag "$st: $err"
 bad_layout flipped 'b = bytearray(open(lp, "rb").read()); b[len(b) // 2] ^= 1; open(lp, "wb").write(b)'
 run "$SEAL" "oci:$TMP/flipped:realistic" "oci:$TMP/out-e:x"
 failed_one_line "$st" "$TMP/err" "cfs-seal: oci:$TMP/flipped:realistic: " && [ ! -e "$TMP/out-e" ]
