@@ -384,32 +384,30 @@ lp = os.path.join(lay, "blobs", *m["layers"][0]["digest"].split(":"))
 $2
 EOF
 }
-bad_layout badm 'b = open(mp, "rb").read().replace(b"\"layers\"", b"\"Layers\"", 1); open(mp, "wb").write(b)'
-run "$SEAL" "oci:$TMP/badm:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "does not match its descriptor" && [ ! -e "$TMP/out-e" ]
-ok $? "a manifest whose bytes are not its descriptor's: refused" || diag "$st: $err"
-bad_layout bigm 'open(mp, "ab").write(b" " * 100000)'
-run "$SEAL" "oci:$TMP/bigm:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "larger than its descriptor says" && [ ! -e "$TMP/out-e" ]
-ok $? "a manifest larger than its descriptor says: refused unread" || diag "$st: $err"
-bad_layout nolayer 'os.unlink(lp)'
-run "$SEAL" "oci:$TMP/nolayer:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "/blobs/sha256/" && grep -q ": missing$" "$TMP/err" && [ ! -e "$TMP/out-e" ]
-ok $? "a layer missing: one line, nothing written" || diag "$st: $err"
-bad_layout outside 'import shutil; out = os.path.join(os.path.dirname(lay), "outside-blob"); shutil.move(lp, out); os.symlink(out, lp)'
-run "$SEAL" "oci:$TMP/outside:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "outside the image directory" && [ ! -e "$TMP/out-e" ]
-ok $? "a layer that is a symlink out of the layout (to the right bytes): refused" ||
-	diag "$st: $err"
-bad_layout fifo 'os.unlink(mp); os.mkfifo(mp)'
-run timeout 60 "$SEAL" "oci:$TMP/fifo:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "not a regular file" && [ ! -e "$TMP/out-e" ]
-ok $? "a manifest that is a FIFO: refused at once, not waited on" || diag "$st: $err"
-bad_layout flipped 'b = bytearray(open(lp, "rb").read()); b[len(b) // 2] ^= 1; open(lp, "wb").write(b)'
-run "$SEAL" "oci:$TMP/flipped:realistic" "oci:$TMP/out-e:x"
-failed_one_line "$st" "$TMP/err" "cfs-seal: oci:$TMP/flipped:realistic: " && [ ! -e "$TMP/out-e" ]
-ok $? "a layer whose bytes changed: refused before anything is written" ||
-	diag "$st: $err"
+# refused NAME PYTHON STRING DESCRIPTION: a layout damaged by PYTHON is
+# refused at once (a FIFO is not waited on), in one line holding STRING,
+# and nothing is written
+refused() {
+	bad_layout "$1" "$2"
+	run timeout 60 "$SEAL" "oci:$TMP/$1:realistic" "oci:$TMP/out-e:x"
+	failed_one_line "$st" "$TMP/err" "$3" && [ ! -e "$TMP/out-e" ]
+	ok $? "$4" || diag "$st: $err"
+}
+refused badm 'b = open(mp, "rb").read().replace(b"\"layers\"", b"\"Layers\"", 1); open(mp, "wb").write(b)' \
+	"does not match its descriptor" \
+	"a manifest whose bytes are not its descriptor's"
+refused bigm 'open(mp, "ab").write(b" " * 100000)' \
+	"larger than its descriptor says" \
+	"a manifest larger than its descriptor says (not read)"
+refused nolayer 'os.unlink(lp)' ": missing" "a layer missing"
+refused outside 'import shutil; out = os.path.join(os.path.dirname(lay), "outside-blob"); shutil.move(lp, out); os.symlink(out, lp)' \
+	"outside the image directory" \
+	"a layer that is a symlink out of the layout (to the right bytes)"
+refused fifo 'os.unlink(mp); os.mkfifo(mp)' "not a regular file" \
+	"a manifest that is a FIFO"
+refused flipped 'b = bytearray(open(lp, "rb").read()); b[len(b) // 2] ^= 1; open(lp, "wb").write(b)' \
+	"cfs-seal: oci:$TMP/flipped:realistic: " \
+	"a layer whose bytes changed (oci2cfs checks its digest)"
 
 # --- errors: one line naming SOURCE or DEST, no temp dir left ---------------
 run "$SEAL" "$NOTLS" "docker://$R/nothing:here" "docker://$R/x:y"
