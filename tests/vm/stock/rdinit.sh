@@ -21,7 +21,9 @@ fail() {
 while read -r m; do
 	insmod "/lib/modules/$m" || fail "insmod $m"
 done </lib/modules/order
-opts=trans=virtio,version=9p2000.L,ro
+# cache=loose as in scripts/vm/qemu.sh: both shares stay unchanged while
+# the guest runs.
+opts=trans=virtio,version=9p2000.L,ro,cache=loose
 # The package tree is a directory of the host's root, shared on its own
 # (run.sh): overlayfs refuses a layer below another layer's root on one
 # superblock.
