@@ -59,8 +59,11 @@ tree=$cache/tree-$variant-$key
 # never make one checkout's module reuse another's objects.
 mod=$cache/mod-$variant-$key-$(printf '%s' "$repo" | sha256sum | cut -c1-8)
 mkdir -p "$cache" "$out/$variant"
-# One build at a time in the cache: checkouts share the kernel trees.
-exec 9>"$cache/.lock"
+# One build of a variant at a time: checkouts share its tree. Variants
+# build side by side (ccache takes concurrent use), so that on a fresh
+# machine the debug kernel, which starts make check's longest path, never
+# waits for the noverity one.
+exec 9>"$cache/.lock-$variant"
 flock 9
 
 # Trees of this variant with other keys are stale configurations; each is
