@@ -11,9 +11,11 @@
 # which made each tool start take seconds and a conversion 3.7x as long.
 # The root is read-only to the guest, and nothing the guest reads of it
 # changes while it runs (the build, the fixtures and the packages are made
-# before it boots), so nothing it caches goes stale.
+# before it boots), so nothing it caches goes stale. A caller may set
+# vm_9p_cache before sourcing this file (bench/vm.sh keeps none).
 vm_cmdline="root=root rootfstype=9p"
-vm_cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose"
+vm_cmdline+=" rootflags=trans=virtio,version=9p2000.L"
+vm_cmdline+=",cache=${vm_9p_cache:-loose}"
 vm_cmdline+=" ro console=ttyS0 panic=-1 reboot=k"
 
 vm_pid=
